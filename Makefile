@@ -1,0 +1,39 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint typecheck unit schemas bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/qrelkit demo
+
+test: $(STAMP) lint typecheck unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests scripts benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+# Regenerate every generated file (JSON Schemas, CLI reference); a test fails when they drift.
+generated: $(STAMP)
+	$(BIN)/qrelkit schemas write
+	$(BIN)/python scripts/write_cli_docs.py
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet ranx
+	$(BIN)/python benchmarks/bench_score.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

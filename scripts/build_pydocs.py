@@ -1,0 +1,123 @@
+"""Build the bundled `pydocs` golden set's data: passages and two bm25 runs.
+
+    python scripts/build_pydocs.py chunk   # (re)writes documents.jsonl from this Python's pydoc_data
+    python scripts/build_pydocs.py runs    # writes runs/bm25.run and runs/bm25-title.run
+    python scripts/build_pydocs.py pool    # prints the pooled top 10 of both runs, for judging
+
+Passages are committed, so the set does not change with the Python version; `runs` reads the
+committed passages and queries. Judgments are made by people reading each query and passage
+(`judgments.jsonl`); nothing here assigns a grade.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "goldensets" / "pydocs"
+DEPTH = 100
+TARGET_CHARS = 900
+UNDERLINE = re.compile(r"^(\*+|=+|-+)$")
+
+
+def _sections(topic: str, text: str) -> list[tuple[str, str]]:
+    """Split a topic into (heading, body) sections using its underlined headings."""
+    lines = text.splitlines()
+    sections: list[tuple[str, list[str]]] = []
+    heading = topic
+    body: list[str] = []
+    i = 0
+    while i < len(lines):
+        if i + 1 < len(lines) and lines[i].strip() and UNDERLINE.match(lines[i + 1].strip()) \
+                and len(lines[i + 1].strip()) >= len(lines[i].strip()) - 1:
+            if any(b.strip() for b in body):
+                sections.append((heading, body))
+            heading, body = lines[i].strip(), []
+            i += 2
+            continue
+        body.append(lines[i])
+        i += 1
+    if any(b.strip() for b in body):
+        sections.append((heading, body))
+    return [(h, "\n".join(b).strip()) for h, b in sections]
+
+
+def chunk() -> None:
+    from pydoc_data.topics import topics
+
+    out = []
+    for topic in sorted(topics):
+        n = 0
+        for heading, body in _sections(topic, topics[topic]):
+            paragraphs = [p.strip("\n") for p in re.split(r"\n\s*\n", body) if p.strip()]
+            buf: list[str] = []
+            for para in paragraphs + [None]:
+                size = sum(len(p) for p in buf)
+                if para is None or (buf and size + len(para) > TARGET_CHARS):
+                    if buf:
+                        n += 1
+                        out.append({"id": f"{topic}-{n:02d}", "title": heading, "text": "\n\n".join(buf)})
+                    buf = []
+                if para is not None:
+                    buf.append(para)
+    ROOT.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "documents.jsonl", "w", encoding="utf-8") as fh:
+        for doc in out:
+            fh.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    print(f"{len(out)} passages from {len(topics)} topics")
+
+
+def _load(name: str) -> list[dict[str, str]]:
+    return [json.loads(line) for line in open(ROOT / name, encoding="utf-8") if line.strip()]
+
+
+def _fts_query(text: str) -> str:
+    words = re.findall(r"[A-Za-z0-9_]+", text.lower())
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+def runs() -> None:
+    docs = _load("documents.jsonl")
+    queries = _load("queries.jsonl")
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE p USING fts5(id UNINDEXED, title, text)")
+    db.executemany("INSERT INTO p VALUES (?, ?, ?)", [(d["id"], d["title"], d["text"]) for d in docs])
+    configs = {"bm25": (1.0, 1.0), "bm25-title": (5.0, 1.0)}
+    (ROOT / "runs").mkdir(exist_ok=True)
+    for name, (w_title, w_text) in configs.items():
+        with open(ROOT / "runs" / f"{name}.run", "w", encoding="utf-8") as fh:
+            for q in queries:
+                rows = db.execute(
+                    f"SELECT id, bm25(p, 0.0, {w_title}, {w_text}) AS s FROM p WHERE p MATCH ? "
+                    "ORDER BY s, id LIMIT ?",
+                    (_fts_query(q["text"]), DEPTH),
+                ).fetchall()
+                for rank, (doc_id, s) in enumerate(rows, start=1):
+                    fh.write(f"{q['id']} Q0 {doc_id} {rank} {-s:.6f} {name}\n")
+        print(f"runs/{name}.run written")
+
+
+def pool() -> None:
+    docs = {d["id"]: d for d in _load("documents.jsonl")}
+    queries = _load("queries.jsonl")
+    top: dict[str, dict[str, None]] = {}
+    for name in ("bm25", "bm25-title"):
+        for line in open(ROOT / "runs" / f"{name}.run", encoding="utf-8"):
+            qid, _, doc_id, rank, _, _ = line.split()
+            if int(rank) <= 10:
+                top.setdefault(qid, {})[doc_id] = None
+    only = set(sys.argv[2:])
+    for q in queries:
+        if only and q["id"] not in only:
+            continue
+        print(f"\n######## {q['id']} [{q['stratum']}] {q['text']}\n  want: {q.get('description', '')}")
+        for doc_id in top.get(q["id"], {}):
+            d = docs[doc_id]
+            print(f"--- {doc_id} | {d['title']}\n{d['text'][:700]}")
+
+
+if __name__ == "__main__":
+    {"chunk": chunk, "runs": runs, "pool": pool}[sys.argv[1]]()

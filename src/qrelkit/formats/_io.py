@@ -1,0 +1,96 @@
+"""Shared file plumbing: line-numbered streaming reads, `.gz`, atomic writes."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from ..errors import InputError
+
+PathLike = str | os.PathLike[str]
+
+
+def display(path: PathLike) -> str:
+    """How a path is named in messages."""
+    return os.fspath(path)
+
+
+def _open_binary(path: PathLike) -> IO[bytes]:
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder, not a file", "name a file", path=display(path))
+    try:
+        raw: IO[bytes] = open(p, "rb")  # noqa: SIM115 - closed by the caller's with-block
+    except FileNotFoundError:
+        raise InputError("no such file", "check the path", path=display(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", path=display(path)) from None
+    if p.suffix == ".gz":
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
+
+
+def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
+    """Yield (line number, text without the line ending), streaming, for a path or a `.gz`.
+
+    Accepts UTF-8 with or without a byte-order mark and LF or CRLF endings. A line that is not
+    UTF-8 is an `InputError` naming that line.
+    """
+    name = display(path)
+    with _open_binary(path) as fh:
+        lineno = 0
+        try:
+            for raw in fh:
+                lineno += 1
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError(
+                        "not valid UTF-8 text",
+                        "save the file as UTF-8",
+                        path=name,
+                        line=lineno,
+                    ) from None
+                yield lineno, text.rstrip("\r\n")
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"cannot read: {exc}", path=name, line=lineno + 1) from None
+
+
+def read_text(path: PathLike) -> str:
+    """The whole file as text (for small files such as a manifest)."""
+    return "\n".join(text for _, text in read_lines(path))
+
+
+@contextlib.contextmanager
+def atomic_write(path: PathLike) -> Iterator[IO[str]]:
+    """Write a text file to a temporary name beside `path`, fsync it, then rename it into place.
+
+    If the block raises, the temporary file is removed and `path` is left as it was.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        raw = os.fdopen(fd, "wb")
+        stream: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if target.suffix == ".gz" else raw
+        with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as out:
+            yield out
+            out.flush()
+            if stream is not raw:
+                stream.close()
+            raw.flush()
+            os.fsync(raw.fileno())
+        raw.close()
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

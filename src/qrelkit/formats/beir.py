@@ -1,0 +1,74 @@
+"""BEIR folders: `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import InputError
+from ..models import Document, Query
+from ._io import PathLike, display, read_lines
+from .jsonl import read_objects
+from .trec import QrelRecord
+
+QRELS_HINT = "BEIR qrels lines are 'query-id<TAB>corpus-id<TAB>score' after a header line"
+
+
+def _gz(folder: Path, name: str) -> Path:
+    for candidate in (folder / name, folder / f"{name}.gz"):
+        if candidate.exists():
+            return candidate
+    raise InputError(f"no {name} in this BEIR folder", "a BEIR folder holds corpus.jsonl, "
+                     "queries.jsonl and qrels/<split>.tsv", path=display(folder))
+
+
+def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
+    value = obj.get("_id", obj.get("id"))
+    if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
+        raise InputError("missing '_id'", "each line needs an '_id' string", path=display(path), line=lineno)
+    text = str(value)
+    if any(c.isspace() for c in text):
+        raise InputError(f"id {text!r} contains white space", path=display(path), line=lineno)
+    return text
+
+
+def read_corpus(folder: PathLike) -> Iterator[Document]:
+    path = _gz(Path(folder), "corpus.jsonl")
+    for lineno, obj in read_objects(path):
+        yield Document(id=_id(obj, path, lineno), title=str(obj.get("title") or ""),
+                       text=str(obj.get("text") or ""))
+
+
+def read_queries(folder: PathLike, stratum: str) -> Iterator[Query]:
+    path = _gz(Path(folder), "queries.jsonl")
+    for lineno, obj in read_objects(path):
+        yield Query(id=_id(obj, path, lineno), text=str(obj.get("text") or ""), stratum=stratum)
+
+
+def split_path(folder: PathLike, split: str) -> Path:
+    return _gz(Path(folder) / "qrels", f"{split}.tsv")
+
+
+def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
+    name = display(path)
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, text in read_lines(path):
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if lineno == 1 and not fields[-1].strip().lstrip("-").isdigit():
+            continue  # header line
+        if len(fields) != 3:
+            raise InputError(f"expected 3 tab-separated fields, found {len(fields)}", QRELS_HINT,
+                             path=name, line=lineno)
+        qid, docid, grade_text = (f.strip() for f in fields)
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise InputError(f"score {grade_text!r} is not an integer", QRELS_HINT,
+                             path=name, line=lineno) from None
+        first = seen.setdefault((qid, docid), lineno)
+        if first != lineno:
+            raise InputError(f"duplicate judgment for query {qid!r} doc {docid!r} "
+                             f"(first on line {first})", path=name, line=lineno)
+        yield QrelRecord(qid, docid, grade, lineno)

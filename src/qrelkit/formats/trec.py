@@ -1,0 +1,127 @@
+"""TREC qrels (`QID ITER DOCID GRADE`) and run (`QID Q0 DOCID RANK SCORE TAG`) files.
+
+A negative grade in a qrels file is the TREC convention for "pooled but not judged": readers
+return it as such and never as a label. The rank column of a run is ignored (trec_eval ranks by
+score); scores must be finite numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from typing import IO, NamedTuple
+
+from ..errors import InputError
+from ..models import Label
+from ._io import PathLike, display, read_lines
+
+QRELS_HINT = "qrels lines are 'QUERY_ID ITERATION DOC_ID GRADE' with an integer grade"
+RUN_HINT = "run lines are 'QUERY_ID Q0 DOC_ID RANK SCORE RUN_NAME' with a numeric score"
+
+
+class QrelRecord(NamedTuple):
+    query_id: str
+    doc_id: str
+    grade: int
+    """Negative: pooled but not judged."""
+    line: int
+
+
+class RunRecord(NamedTuple):
+    query_id: str
+    doc_id: str
+    score: float
+    line: int
+
+
+def _skip(text: str) -> bool:
+    return not text.strip() or text.lstrip().startswith("#")
+
+
+def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
+    """Stream a TREC qrels file; a duplicate (query, doc) is an error naming both lines."""
+    name = display(path)
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, text in read_lines(path):
+        if _skip(text):
+            continue
+        fields = text.split()
+        if len(fields) != 4:
+            raise InputError(
+                f"expected 4 fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno
+            )
+        qid, _, docid, grade_text = fields
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise InputError(
+                f"grade {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno
+            ) from None
+        if abs(grade) > 1_000_000:
+            raise InputError(f"grade {grade} is out of range", QRELS_HINT, path=name, line=lineno)
+        key = (qid, docid)
+        first = seen.setdefault(key, lineno)
+        if first != lineno:
+            raise InputError(
+                f"duplicate judgment for query {qid!r} doc {docid!r} (first on line {first})",
+                "keep one line per (query, doc) pair",
+                path=name,
+                line=lineno,
+            )
+        yield QrelRecord(qid, docid, grade, lineno)
+
+
+def read_run(path: PathLike) -> Iterator[RunRecord]:
+    """Stream a TREC run file; a duplicate (query, doc) is an error naming both lines."""
+    name = display(path)
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, text in read_lines(path):
+        if _skip(text):
+            continue
+        fields = text.split()
+        if len(fields) != 6:
+            raise InputError(
+                f"expected 6 fields, found {len(fields)}", RUN_HINT, path=name, line=lineno
+            )
+        qid, _, docid, _, score_text, _ = fields
+        try:
+            score = float(score_text)
+        except ValueError:
+            raise InputError(
+                f"score {score_text!r} is not a number", RUN_HINT, path=name, line=lineno
+            ) from None
+        if not math.isfinite(score):
+            raise InputError(f"score {score_text!r} is not finite", RUN_HINT, path=name, line=lineno)
+        key = (qid, docid)
+        first = seen.setdefault(key, lineno)
+        if first != lineno:
+            raise InputError(
+                f"document {docid!r} appears twice for query {qid!r} (first on line {first})",
+                "a run lists each document at most once per query",
+                path=name,
+                line=lineno,
+            )
+        yield RunRecord(qid, docid, score, lineno)
+
+
+def write_qrels(labels: Iterable[Label], out: IO[str]) -> int:
+    """Write graded labels as TREC qrels, sorted by query then doc; returns the line count."""
+    n = 0
+    for label in sorted(labels, key=lambda lab: (lab.query_id, lab.doc_id)):
+        out.write(f"{label.query_id} 0 {label.doc_id} {label.grade}\n")
+        n += 1
+    return n
+
+
+def write_run(records: Iterable[RunRecord], out: IO[str], tag: str = "qrelkit") -> int:
+    """Write a run in TREC format, ranked by score descending then doc id descending per query."""
+    by_query: dict[str, list[RunRecord]] = {}
+    for rec in records:
+        by_query.setdefault(rec.query_id, []).append(rec)
+    n = 0
+    for qid in sorted(by_query):
+        ranked = sorted(by_query[qid], key=lambda r: (r.score, r.doc_id.encode()), reverse=True)
+        for rank, rec in enumerate(ranked, start=1):
+            out.write(f"{qid} Q0 {rec.doc_id} {rank} {rec.score!r} {tag}\n")
+            n += 1
+    return n

@@ -1,0 +1,219 @@
+"""The domain: queries, documents, strata, the grade scale and judgment events.
+
+Three states of a (query, document) pair are kept apart everywhere:
+
+* **unlabeled**: no event, or the latest event cleared the label;
+* **skipped**: the latest event is a skip/unsure (not a label, not relevant, not irrelevant);
+* **graded**: the latest event gives a grade; grade 0 means *confirmed irrelevant*.
+
+No IO, numpy or sqlite here.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+Identifier = Annotated[str, StringConstraints(min_length=1, pattern=r"^\S+$")]
+"""Query and document ids: non-empty, no white space (TREC files are white-space separated)."""
+
+DEFAULT_STRATUM = "default"
+"""The stratum of a query that names none."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GradeLevel(_Model):
+    """One level of the grade scale."""
+
+    grade: int
+    """The integer written in qrels files."""
+    name: str
+    """What assessors see, e.g. `relevant`."""
+
+
+def _default_levels() -> list[GradeLevel]:
+    names = ["irrelevant", "related", "relevant", "perfect"]
+    return [GradeLevel(grade=i, name=n) for i, n in enumerate(names)]
+
+
+class GradeScale(_Model):
+    """The grades assessors may give, and the threshold that makes a grade relevant."""
+
+    levels: list[GradeLevel] = Field(default_factory=_default_levels)
+    """Consecutive integer grades starting at 0, lowest first."""
+    relevance_threshold: int = 1
+    """Binary metrics (P, R, RR, AP, ...) count a document relevant when its grade is >= this."""
+
+    @model_validator(mode="after")
+    def _check(self) -> GradeScale:
+        grades = [level.grade for level in self.levels]
+        if len(grades) < 2 or grades != list(range(len(grades))):
+            raise ValueError("grade levels must be the consecutive integers 0, 1, ..., n (n >= 1)")
+        if not 1 <= self.relevance_threshold <= grades[-1]:
+            raise ValueError(f"relevance_threshold must lie in 1..{grades[-1]}")
+        return self
+
+    @classmethod
+    def from_max(cls, max_grade: int, relevance_threshold: int = 1) -> GradeScale:
+        """A scale 0..max_grade; levels are named by their number unless it is the 0-3 default."""
+        if max_grade == 3:
+            return cls(relevance_threshold=relevance_threshold)
+        names = {0: "irrelevant"}
+        levels = [GradeLevel(grade=g, name=names.get(g, f"grade {g}")) for g in range(max_grade + 1)]
+        return cls(levels=levels, relevance_threshold=relevance_threshold)
+
+    @property
+    def max_grade(self) -> int:
+        return self.levels[-1].grade
+
+    def name_of(self, grade: int) -> str:
+        return self.levels[grade].name if 0 <= grade <= self.max_grade else str(grade)
+
+
+class Stratum(_Model):
+    """A class of queries (navigational, how-to, ...) with the share of traffic it stands for."""
+
+    name: Identifier
+    weight: float = Field(ge=0.0)
+    """Traffic weight; aggregates renormalise the weights over strata that have queries."""
+
+    @field_validator("weight")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError("weight must be a finite number")
+        return v
+
+
+class Query(_Model):
+    """A golden-set query."""
+
+    id: Identifier
+    text: str
+    stratum: Identifier = DEFAULT_STRATUM
+    description: str | None = None
+    """Assessor guidelines: what a relevant document must contain."""
+
+
+class Document(_Model):
+    """A document (or passage) that can be judged."""
+
+    id: Identifier
+    title: str = ""
+    text: str = ""
+
+
+class JudgmentState(StrEnum):
+    """What one judgment event says about a pair."""
+
+    GRADED = "graded"
+    SKIPPED = "skipped"
+    """Skip / unsure: recorded, but neither relevant nor irrelevant."""
+    CLEARED = "cleared"
+    """The pair goes back to unlabeled."""
+
+
+class LabelState(StrEnum):
+    """The current state of a pair, derived from its latest event."""
+
+    UNLABELED = "unlabeled"
+    SKIPPED = "skipped"
+    GRADED = "graded"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Judgment(_Model):
+    """One event in the append-only judgment log."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    state: JudgmentState
+    grade: int | None = None
+    """Present exactly when `state` is `graded`."""
+    assessor: str = Field(min_length=1)
+    timestamp: datetime = Field(default_factory=utcnow)
+    note: str | None = None
+    seconds: float | None = Field(default=None, ge=0.0)
+    """Time the assessor spent on the document before this event."""
+
+    @model_validator(mode="after")
+    def _grade_matches_state(self) -> Judgment:
+        if self.state is JudgmentState.GRADED and self.grade is None:
+            raise ValueError("a graded judgment needs a grade")
+        if self.state is not JudgmentState.GRADED and self.grade is not None:
+            raise ValueError(f"a {self.state.value} judgment carries no grade")
+        if self.grade is not None and self.grade < 0:
+            raise ValueError("grades are >= 0 (a negative qrels grade means pooled, not judged)")
+        return self
+
+
+class Label(_Model):
+    """The current label of a graded pair."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    grade: int = Field(ge=0)
+
+
+class PoolEntry(_Model):
+    """A candidate pair waiting to be judged."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    source: str = ""
+    """Where it came from: a run name, or the qrels file that marked it pooled-but-unjudged."""
+    best_rank: int | None = None
+
+
+class ScoringProfile(_Model):
+    """A consumer's view: which metrics, over which strata."""
+
+    name: Identifier
+    metrics: list[str] = Field(min_length=1)
+    strata: list[str] | None = None
+    """None: every stratum."""
+
+
+class GoldenSetInfo(_Model):
+    """Everything about a golden set that is not queries, documents or judgments."""
+
+    name: Identifier = "golden"
+    scale: GradeScale = Field(default_factory=GradeScale)
+    strata: list[Stratum] = Field(default_factory=list)
+    profiles: list[ScoringProfile] = Field(default_factory=list)
+
+
+class StratumStatus(_Model):
+    """Counts for one stratum in `qrelkit status`."""
+
+    name: str
+    weight: float | None
+    """None: queries name this stratum but no weight was set."""
+    queries: int
+    labels: dict[str, int]
+    """Grade (as text, JSON keys are strings) -> number of pairs whose current label is it."""
+    skipped: int
+    unlabeled_pool: int
+
+
+class StoreStatus(_Model):
+    """What `qrelkit status` reports."""
+
+    name: str
+    queries: int
+    documents: int
+    judgment_events: int
+    labels: dict[str, int]
+    skipped: int
+    unlabeled_pool: int
+    strata: list[StratumStatus]

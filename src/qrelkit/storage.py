@@ -1,0 +1,493 @@
+"""The golden-set store: one SQLite file, the only module that imports sqlite-utils.
+
+Judgments are an append-only log (`judgments`); the current state of a pair is its latest event,
+derived by the `current_state` view, never stored twice. Every write is one explicit transaction
+(`BEGIN IMMEDIATE` ... `COMMIT`), the journal is WAL and `synchronous=FULL`, so a judgment that
+`record()` returned for is on disk. A failed import rolls back and leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from .errors import InputError, StoreError
+from .formats.trec import QrelRecord
+from .models import (
+    DEFAULT_STRATUM,
+    Document,
+    GoldenSetInfo,
+    GradeScale,
+    Judgment,
+    JudgmentState,
+    Label,
+    PoolEntry,
+    Query,
+    ScoringProfile,
+    StoreStatus,
+    Stratum,
+    StratumStatus,
+)
+
+BUSY_TIMEOUT_MS = 30_000
+"""How long a writer waits for another process's transaction before giving up."""
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["strata"].create({"name": str, "weight": float}, pk="name")
+    db["queries"].create(
+        {"id": str, "text": str, "stratum": str, "description": str}, pk="id", not_null={"text", "stratum"}
+    )
+    db["queries"].create_index(["stratum"])
+    db["documents"].create({"id": str, "title": str, "text": str}, pk="id")
+    db["judgments"].create(
+        {
+            "seq": int,
+            "query_id": str,
+            "doc_id": str,
+            "state": str,
+            "grade": int,
+            "assessor": str,
+            "ts": str,
+            "note": str,
+            "seconds": float,
+            "source": str,
+        },
+        pk="seq",
+        not_null={"query_id", "doc_id", "state", "assessor", "ts"},
+    )
+    db["judgments"].create_index(["query_id", "doc_id", "seq"])
+    db["pool"].create(
+        {"query_id": str, "doc_id": str, "source": str, "best_rank": int, "position": int},
+        pk=("query_id", "doc_id"),
+    )
+    db["profiles"].create({"name": str, "metrics": str, "strata": str}, pk="name")
+    db.execute(
+        """
+        CREATE VIEW current_state AS
+        SELECT j.query_id, j.doc_id, j.state, j.grade, j.assessor, j.ts, j.note, j.seq
+        FROM judgments j
+        JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments GROUP BY query_id, doc_id) last
+          ON j.seq = last.seq
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+"""Schema migrations; the store's `PRAGMA user_version` counts how many have run."""
+
+
+class Store:
+    """A golden set in SQLite."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._depth = 0
+        self.db = sqlite_utils.Database(conn)
+        self._migrate()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> Store:
+        p = Path(path)
+        if not create and not p.exists():
+            raise StoreError(f"no store at {p}", "create one with `qrelkit init`, or pass --db PATH")
+        try:
+            conn = sqlite3.connect(
+                p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
+            )
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            return cls(conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{p} is not a qrelkit store ({exc})", "pass --db with a store made by "
+                             "`qrelkit init`") from None
+
+    @classmethod
+    def memory(cls) -> Store:
+        return cls(sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise StoreError(
+                f"the store has schema version {version}, newer than this qrelkit knows",
+                "upgrade qrelkit",
+            )
+        for number in range(version, len(MIGRATIONS)):
+            with self.transaction():
+                MIGRATIONS[number](self.db)
+                self.conn.execute(f"PRAGMA user_version={number + 1}")
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction: everything in the block commits together or not at all."""
+        if self._depth:  # an inner block joins the outer transaction
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        finally:
+            self._depth = 0
+        self.conn.execute("COMMIT")
+
+    def load_golden(self, folder: str | Path) -> None:
+        """Load a golden-set folder (settings, queries, documents, judgments, unlabeled pool)
+        in one transaction."""
+        from .formats import golden
+
+        info = golden.read_info(folder)
+        with self.transaction():
+            self._set_meta("name", info.name)
+            self._set_meta("scale", info.scale.model_dump_json())
+            for stratum in info.strata:
+                self.conn.execute("INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)",
+                                  [stratum.name, stratum.weight])
+            for profile in info.profiles:
+                self._put_profile(profile)
+            self.import_queries(golden.read_queries(folder), source=golden.path_of(folder, "queries"))
+            self.import_documents(golden.read_documents(folder))
+            self.import_judgments(golden.read_judgments(folder), source=golden.path_of(folder, "judgments"))
+            self.add_to_pool(golden.read_unlabeled(folder))
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        cur = self.conn.execute(sql, tuple(params))
+        cur.row_factory = sqlite3.Row
+        return cur.fetchall()
+
+    def _scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        row = self.conn.execute(sql, tuple(params)).fetchone()
+        return None if row is None else row[0]
+
+    # -- golden-set settings ---------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        value = self._scalar("SELECT value FROM meta WHERE key = ?", [key])
+        return None if value is None else str(value)
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
+
+    @property
+    def name(self) -> str:
+        return self._meta("name") or "golden"
+
+    @property
+    def scale(self) -> GradeScale:
+        raw = self._meta("scale")
+        return GradeScale.model_validate_json(raw) if raw else GradeScale()
+
+    def configure(self, *, name: str | None = None, scale: GradeScale | None = None) -> None:
+        with self.transaction():
+            if name is not None:
+                self._set_meta("name", name)
+            if scale is not None:
+                top = self._scalar("SELECT max(grade) FROM judgments WHERE state = 'graded'")
+                if top is not None and top > scale.max_grade:
+                    raise StoreError(
+                        f"the store already holds grade {top}, above the new scale's {scale.max_grade}",
+                        "choose a scale that covers the existing grades",
+                    )
+                self._set_meta("scale", scale.model_dump_json())
+
+    def strata(self) -> list[Stratum]:
+        return [Stratum(name=r["name"], weight=r["weight"]) for r in self._rows("SELECT * FROM strata ORDER BY name")]
+
+    def set_stratum(self, stratum: Stratum) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)", [stratum.name, stratum.weight]
+            )
+
+    def profiles(self) -> list[ScoringProfile]:
+        return [
+            ScoringProfile(name=r["name"], metrics=json.loads(r["metrics"]),
+                           strata=json.loads(r["strata"]) if r["strata"] else None)
+            for r in self._rows("SELECT * FROM profiles ORDER BY name")
+        ]
+
+    def set_profile(self, profile: ScoringProfile) -> None:
+        with self.transaction():
+            self._put_profile(profile)
+
+    def _put_profile(self, profile: ScoringProfile) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO profiles(name, metrics, strata) VALUES (?, ?, ?)",
+            [profile.name, json.dumps(profile.metrics),
+             json.dumps(profile.strata) if profile.strata is not None else None],
+        )
+
+    def info(self) -> GoldenSetInfo:
+        return GoldenSetInfo(name=self.name, scale=self.scale, strata=self.strata(), profiles=self.profiles())
+
+    # -- imports (each one transaction) ----------------------------------------------------
+
+    def import_queries(
+        self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False
+    ) -> int:
+        """Insert or update queries. A stratum that has no weight yet is an error naming the line,
+        unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
+        n = 0
+        with self.transaction():
+            known = {r[0] for r in self.conn.execute("SELECT name FROM strata")}
+            for lineno, q in items:
+                if q.stratum not in known:
+                    if not (create_strata or q.stratum == DEFAULT_STRATUM):
+                        raise InputError(
+                            f"unknown stratum {q.stratum!r}",
+                            f"define it first: qrelkit strata set {q.stratum} WEIGHT "
+                            "(or pass --create-strata)",
+                            path=source,
+                            line=lineno,
+                        )
+                    self.conn.execute("INSERT INTO strata(name, weight) VALUES (?, 1.0)", [q.stratum])
+                    known.add(q.stratum)
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO queries(id, text, stratum, description) VALUES (?, ?, ?, ?)",
+                    [q.id, q.text, q.stratum, q.description],
+                )
+                n += 1
+        return n
+
+    def import_documents(self, docs: Iterable[Document]) -> int:
+        n = 0
+        with self.transaction():
+            for batch in _batched(docs, 5000):
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO documents(id, title, text) VALUES (?, ?, ?)",
+                    [(d.id, d.title, d.text) for d in batch],
+                )
+                n += len(batch)
+        return n
+
+    def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
+        """Append one graded event per qrels line; negative grades go to the pool (TREC's
+        "pooled but not judged"). Returns (labels, pooled). Unknown queries and grades above the
+        scale are errors naming the line; nothing is written then."""
+        top = self.scale.max_grade
+        labels = pooled = 0
+        ts = _now()
+        with self.transaction():
+            queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
+            for rec in records:
+                if rec.query_id not in queries:
+                    raise InputError(
+                        f"query {rec.query_id!r} is not in the golden set",
+                        "import its queries first (qrelkit import queries FILE)",
+                        path=source,
+                        line=rec.line,
+                    )
+                if rec.grade < 0:
+                    self.conn.execute(
+                        "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)",
+                        [rec.query_id, rec.doc_id, source],
+                    )
+                    pooled += 1
+                    continue
+                if rec.grade > top:
+                    raise InputError(
+                        f"grade {rec.grade} is above the scale's highest grade {top}",
+                        f"re-create the store with `qrelkit init --max-grade {rec.grade}`",
+                        path=source,
+                        line=rec.line,
+                    )
+                self.conn.execute(
+                    "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) "
+                    "VALUES (?, ?, 'graded', ?, ?, ?, ?)",
+                    [rec.query_id, rec.doc_id, rec.grade, assessor, ts, source],
+                )
+                labels += 1
+        return labels, pooled
+
+    def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
+        """Append events from a judgments JSONL export, keeping their assessors and times."""
+        n = 0
+        top = self.scale.max_grade
+        with self.transaction():
+            queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
+            for lineno, j in items:
+                if j.query_id not in queries:
+                    raise InputError(f"query {j.query_id!r} is not in the golden set",
+                                     "import its queries first", path=source, line=lineno)
+                if j.grade is not None and j.grade > top:
+                    raise InputError(f"grade {j.grade} is above the scale's highest grade {top}",
+                                     path=source, line=lineno)
+                self._insert_event(j, source)
+                n += 1
+        return n
+
+    def add_to_pool(self, entries: Iterable[PoolEntry]) -> int:
+        n = 0
+        with self.transaction():
+            for e in entries:
+                cur = self.conn.execute(
+                    "INSERT OR IGNORE INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, ?, ?)",
+                    [e.query_id, e.doc_id, e.source, e.best_rank],
+                )
+                n += cur.rowcount
+        return n
+
+    # -- the judgment log ------------------------------------------------------------------
+
+    def _insert_event(self, j: Judgment, source: str | None) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [j.query_id, j.doc_id, j.state.value, j.grade, j.assessor, j.timestamp.isoformat(),
+             j.note, j.seconds, source],
+        )
+        return int(cur.lastrowid or 0)
+
+    def record(self, judgment: Judgment) -> int:
+        """Append one event and commit it (durable on return). Returns its sequence number."""
+        if judgment.grade is not None and judgment.grade > self.scale.max_grade:
+            raise InputError(f"grade {judgment.grade} is above the scale's highest grade")
+        with self.transaction():
+            return self._insert_event(judgment, None)
+
+    def events(self, query_id: str | None = None) -> list[Judgment]:
+        """The log in order (all of it, or one query's)."""
+        sql = "SELECT * FROM judgments" + (" WHERE query_id = ?" if query_id else "") + " ORDER BY seq"
+        return [_event(r) for r in self._rows(sql, [query_id] if query_id else [])]
+
+    def labels(self, query_id: str | None = None) -> list[Label]:
+        """Current graded labels (grade 0 included; skipped and cleared pairs are not labels)."""
+        sql = "SELECT query_id, doc_id, grade FROM current_state WHERE state = 'graded'"
+        params: list[str] = []
+        if query_id is not None:
+            sql += " AND query_id = ?"
+            params.append(query_id)
+        return [Label(query_id=r[0], doc_id=r[1], grade=r[2]) for r in self.conn.execute(sql, params)]
+
+    def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
+        sql = "SELECT query_id, doc_id FROM current_state WHERE state = 'skipped'"
+        if query_id is not None:
+            return [tuple(r) for r in self.conn.execute(sql + " AND query_id = ?", [query_id])]
+        return [tuple(r) for r in self.conn.execute(sql)]
+
+    def unlabeled_pool(self, query_id: str | None = None) -> list[PoolEntry]:
+        """Pooled pairs with no current label and not skipped, in pool order."""
+        sql = (
+            "SELECT p.query_id, p.doc_id, p.source, p.best_rank FROM pool p "
+            "LEFT JOIN current_state c ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
+            "WHERE (c.state IS NULL OR c.state = 'cleared')"
+        )
+        params: list[str] = []
+        if query_id is not None:
+            sql += " AND p.query_id = ?"
+            params.append(query_id)
+        sql += " ORDER BY p.query_id, coalesce(p.best_rank, 1e9), p.rowid"
+        return [PoolEntry(query_id=r[0], doc_id=r[1], source=r[2] or "", best_rank=r[3])
+                for r in self.conn.execute(sql, params)]
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def queries(self) -> list[Query]:
+        return [
+            Query(id=r["id"], text=r["text"], stratum=r["stratum"], description=r["description"])
+            for r in self._rows("SELECT * FROM queries ORDER BY id")
+        ]
+
+    def documents(self) -> Iterator[Document]:
+        for r in self._rows("SELECT * FROM documents ORDER BY id"):
+            yield Document(id=r["id"], title=r["title"] or "", text=r["text"] or "")
+
+    def document(self, doc_id: str) -> Document | None:
+        rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
+        return Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "") if rows else None
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of every table (used to show that a failed import changed nothing)."""
+        return {t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
+                for t in ("meta", "strata", "queries", "documents", "judgments", "pool", "profiles")}
+
+    def status(self) -> StoreStatus:
+        weights = {s.name: s.weight for s in self.strata()}
+        per: dict[str, dict[str, Any]] = {}
+
+        def bucket(name: str) -> dict[str, Any]:
+            return per.setdefault(name, {"queries": 0, "labels": {}, "skipped": 0, "unlabeled_pool": 0})
+
+        for name in weights:
+            bucket(name)
+        for stratum, n in self.conn.execute("SELECT stratum, count(*) FROM queries GROUP BY stratum"):
+            bucket(stratum)["queries"] = n
+        sql = ("SELECT q.stratum, c.state, c.grade, count(*) FROM current_state c "
+               "JOIN queries q ON q.id = c.query_id GROUP BY q.stratum, c.state, c.grade")
+        for stratum, state, grade, n in self.conn.execute(sql):
+            b = bucket(stratum)
+            if state == "graded":
+                b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
+            elif state == "skipped":
+                b["skipped"] += n
+        sql = ("SELECT coalesce(q.stratum, ?), count(*) FROM pool p "
+               "LEFT JOIN current_state c ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
+               "LEFT JOIN queries q ON q.id = p.query_id "
+               "WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY 1")
+        for stratum, n in self.conn.execute(sql, [DEFAULT_STRATUM]):
+            bucket(stratum)["unlabeled_pool"] = n
+        strata = [
+            StratumStatus(name=name, weight=weights.get(name), queries=b["queries"],
+                          labels=dict(sorted(b["labels"].items(), key=lambda kv: int(kv[0]))),
+                          skipped=b["skipped"], unlabeled_pool=b["unlabeled_pool"])
+            for name, b in sorted(per.items())
+        ]
+        labels: dict[str, int] = {}
+        for s in strata:
+            for g, n in s.labels.items():
+                labels[g] = labels.get(g, 0) + n
+        return StoreStatus(
+            name=self.name,
+            queries=sum(s.queries for s in strata),
+            documents=int(self._scalar("SELECT count(*) FROM documents")),
+            judgment_events=int(self._scalar("SELECT count(*) FROM judgments")),
+            labels=dict(sorted(labels.items(), key=lambda kv: int(kv[0]))),
+            skipped=sum(s.skipped for s in strata),
+            unlabeled_pool=sum(s.unlabeled_pool for s in strata),
+            strata=strata,
+        )
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _now() -> str:
+    from .models import utcnow
+
+    return utcnow().isoformat()
+
+
+def _event(r: sqlite3.Row) -> Judgment:
+    return Judgment(
+        query_id=r["query_id"], doc_id=r["doc_id"], state=JudgmentState(r["state"]), grade=r["grade"],
+        assessor=r["assessor"], timestamp=r["ts"], note=r["note"], seconds=r["seconds"],
+    )
