@@ -3,6 +3,7 @@
     python scripts/build_pydocs.py chunk   # (re)writes documents.jsonl from this Python's pydoc_data
     python scripts/build_pydocs.py runs    # writes runs/bm25.run and runs/bm25-title.run
     python scripts/build_pydocs.py pool    # prints the pooled top 10 of both runs, for judging
+    python scripts/build_pydocs.py judgments  # pydocs_grades.txt -> judgments.jsonl, unlabeled.jsonl
 
 Passages are committed, so the set does not change with the Python version; `runs` reads the
 committed passages and queries. Judgments are made by people reading each query and passage
@@ -100,15 +101,51 @@ def runs() -> None:
         print(f"runs/{name}.run written")
 
 
-def pool() -> None:
-    docs = {d["id"]: d for d in _load("documents.jsonl")}
-    queries = _load("queries.jsonl")
-    top: dict[str, dict[str, None]] = {}
+def _pooled(depth: int = 10) -> dict[str, dict[str, tuple[int, str]]]:
+    """query -> doc -> (best rank, first run that reached it), over both runs' top `depth`."""
+    top: dict[str, dict[str, tuple[int, str]]] = {}
     for name in ("bm25", "bm25-title"):
         for line in open(ROOT / "runs" / f"{name}.run", encoding="utf-8"):
             qid, _, doc_id, rank, _, _ = line.split()
-            if int(rank) <= 10:
-                top.setdefault(qid, {})[doc_id] = None
+            if int(rank) <= depth:
+                best = top.setdefault(qid, {}).get(doc_id)
+                if best is None or int(rank) < best[0]:
+                    top[qid][doc_id] = (int(rank), name)
+    return top
+
+
+def judgments() -> None:
+    docs = {d["id"] for d in _load("documents.jsonl")}
+    top = _pooled()
+    seen: set[tuple[str, str]] = set()
+    with open(ROOT / "judgments.jsonl", "w", encoding="utf-8") as fh:
+        grades = Path(__file__).with_name("pydocs_grades.txt").read_text(encoding="utf-8")
+        for n, line in enumerate(grades.splitlines()):
+            if not line.strip() or line.startswith("#"):
+                continue
+            qid, doc_id, grade = line.split()
+            if doc_id not in docs or (qid, doc_id) in seen:
+                raise SystemExit(f"pydocs_grades.txt: bad or repeated line {line!r}")
+            seen.add((qid, doc_id))
+            event = {"query_id": qid, "doc_id": doc_id, "assessor": "qrelkit-authors",
+                     "timestamp": f"2026-11-29T12:{n // 60 % 60:02d}:{n % 60:02d}Z"}
+            event.update({"state": "skipped"} if grade == "s" else {"state": "graded", "grade": int(grade)})
+            fh.write(json.dumps(event) + "\n")
+    n_unlabeled = 0
+    with open(ROOT / "unlabeled.jsonl", "w", encoding="utf-8") as fh:
+        for qid in sorted(top):
+            for doc_id, (rank, run) in sorted(top[qid].items(), key=lambda kv: kv[1][0]):
+                if (qid, doc_id) not in seen:
+                    fh.write(json.dumps({"query_id": qid, "doc_id": doc_id, "source": run,
+                                         "best_rank": rank}) + "\n")
+                    n_unlabeled += 1
+    print(f"{len(seen)} judgment events, {n_unlabeled} pooled pairs left unlabeled")
+
+
+def pool() -> None:
+    docs = {d["id"]: d for d in _load("documents.jsonl")}
+    queries = _load("queries.jsonl")
+    top = _pooled()
     only = set(sys.argv[2:])
     for q in queries:
         if only and q["id"] not in only:
@@ -116,8 +153,8 @@ def pool() -> None:
         print(f"\n######## {q['id']} [{q['stratum']}] {q['text']}\n  want: {q.get('description', '')}")
         for doc_id in top.get(q["id"], {}):
             d = docs[doc_id]
-            print(f"--- {doc_id} | {d['title']}\n{d['text'][:700]}")
+            print(f"--- {doc_id} | {d['title']}\n{d['text'][:200]}")
 
 
 if __name__ == "__main__":
-    {"chunk": chunk, "runs": runs, "pool": pool}[sys.argv[1]]()
+    {"chunk": chunk, "runs": runs, "pool": pool, "judgments": judgments}[sys.argv[1]]()

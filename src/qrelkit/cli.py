@@ -241,8 +241,8 @@ def status(ctx: click.Context, fmt: str) -> None:
     grades = [str(level.grade) for level in scale.levels]
     out.print(f"[bold]{st.name}[/bold]: {st.queries} queries, {st.documents} documents, "
               f"{st.judgment_events} judgment events")
-    table = Table("stratum", "weight", "queries",
-                  *[f"{g} {scale.name_of(int(g))}" for g in grades], "skipped", "unlabeled pool")
+    caption = "grades: " + " · ".join(f"{g} {scale.name_of(int(g))}" for g in grades)
+    table = Table("stratum", "weight", "queries", *grades, "skipped", "unlabeled", caption=caption)
     for s in st.strata:
         table.add_row(s.name, "-" if s.weight is None else f"{s.weight:g}", str(s.queries),
                       *[str(s.labels.get(g, 0)) for g in grades], str(s.skipped), str(s.unlabeled_pool))
