@@ -19,6 +19,7 @@ test: $(STAMP) lint typecheck unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts benchmarks
+	$(BIN)/ruff format --check src tests scripts benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

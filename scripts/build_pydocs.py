@@ -32,8 +32,12 @@ def _sections(topic: str, text: str) -> list[tuple[str, str]]:
     body: list[str] = []
     i = 0
     while i < len(lines):
-        if i + 1 < len(lines) and lines[i].strip() and UNDERLINE.match(lines[i + 1].strip()) \
-                and len(lines[i + 1].strip()) >= len(lines[i].strip()) - 1:
+        if (
+            i + 1 < len(lines)
+            and lines[i].strip()
+            and UNDERLINE.match(lines[i + 1].strip())
+            and len(lines[i + 1].strip()) >= len(lines[i].strip()) - 1
+        ):
             if any(b.strip() for b in body):
                 sections.append((heading, body))
             heading, body = lines[i].strip(), []
@@ -127,8 +131,12 @@ def judgments() -> None:
             if doc_id not in docs or (qid, doc_id) in seen:
                 raise SystemExit(f"pydocs_grades.txt: bad or repeated line {line!r}")
             seen.add((qid, doc_id))
-            event = {"query_id": qid, "doc_id": doc_id, "assessor": "qrelkit-authors",
-                     "timestamp": f"2026-11-29T12:{n // 60 % 60:02d}:{n % 60:02d}Z"}
+            event = {
+                "query_id": qid,
+                "doc_id": doc_id,
+                "assessor": "qrelkit-authors",
+                "timestamp": f"2026-11-29T12:{n // 60 % 60:02d}:{n % 60:02d}Z",
+            }
             event.update({"state": "skipped"} if grade == "s" else {"state": "graded", "grade": int(grade)})
             fh.write(json.dumps(event) + "\n")
     n_unlabeled = 0
@@ -136,8 +144,10 @@ def judgments() -> None:
         for qid in sorted(top):
             for doc_id, (rank, run) in sorted(top[qid].items(), key=lambda kv: kv[1][0]):
                 if (qid, doc_id) not in seen:
-                    fh.write(json.dumps({"query_id": qid, "doc_id": doc_id, "source": run,
-                                         "best_rank": rank}) + "\n")
+                    fh.write(
+                        json.dumps({"query_id": qid, "doc_id": doc_id, "source": run, "best_rank": rank})
+                        + "\n"
+                    )
                     n_unlabeled += 1
     print(f"{len(seen)} judgment events, {n_unlabeled} pooled pairs left unlabeled")
 

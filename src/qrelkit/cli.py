@@ -82,10 +82,20 @@ def _store(ctx: click.Context, *, create: bool = False) -> Store:
 
 @cli.command()
 @click.option("--name", default="golden", show_default=True, help="Name of the golden set.")
-@click.option("--max-grade", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Highest grade of the scale 0..N (grade 0 = confirmed irrelevant).")
-@click.option("--threshold", type=click.IntRange(1, 100), default=1, show_default=True,
-              help="Lowest grade that binary metrics count as relevant.")
+@click.option(
+    "--max-grade",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Highest grade of the scale 0..N (grade 0 = confirmed irrelevant).",
+)
+@click.option(
+    "--threshold",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Lowest grade that binary metrics count as relevant.",
+)
 @click.pass_context
 def init(ctx: click.Context, name: str, max_grade: int, threshold: int) -> None:
     """Create the store (or update its name and grade scale)."""
@@ -93,8 +103,10 @@ def init(ctx: click.Context, name: str, max_grade: int, threshold: int) -> None:
         raise UsageError(f"--threshold {threshold} is above --max-grade {max_grade}")
     store = _store(ctx, create=True)
     store.configure(name=name, scale=GradeScale.from_max(max_grade, threshold))
-    out.print(f"store {ctx.obj['db']} ready: golden set [bold]{name}[/bold], grades 0..{max_grade}, "
-              f"relevant at >= {threshold}")
+    out.print(
+        f"store {ctx.obj['db']} ready: golden set [bold]{name}[/bold], grades 0..{max_grade}, "
+        f"relevant at >= {threshold}"
+    )
 
 
 @cli.group()
@@ -111,8 +123,10 @@ def strata_set(ctx: click.Context, name: str, weight: float) -> None:
     try:
         stratum = Stratum(name=name, weight=weight)
     except ValueError:
-        raise UsageError(f"invalid stratum {name!r} with weight {weight}",
-                         "names have no spaces; weights are finite and >= 0") from None
+        raise UsageError(
+            f"invalid stratum {name!r} with weight {weight}",
+            "names have no spaces; weights are finite and >= 0",
+        ) from None
     _store(ctx, create=True).set_stratum(stratum)
     out.print(f"stratum {name}: weight {weight:g}")
 
@@ -145,8 +159,14 @@ def _is_jsonl(path: Path) -> bool:
 
 @import_.command("queries")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["auto", "jsonl", "tsv"]), default="auto",
-              show_default=True, help="auto: .jsonl is JSON Lines, anything else TSV.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "jsonl", "tsv"]),
+    default="auto",
+    show_default=True,
+    help="auto: .jsonl is JSON Lines, anything else TSV.",
+)
 @click.option("--create-strata", is_flag=True, help="Create unknown strata with weight 1.")
 @click.pass_context
 def import_queries(ctx: click.Context, file: Path, fmt: str, create_strata: bool) -> None:
@@ -154,7 +174,8 @@ def import_queries(ctx: click.Context, file: Path, fmt: str, create_strata: bool
     use_jsonl = fmt == "jsonl" or (fmt == "auto" and _is_jsonl(file))
     items: Iterator[tuple[int, Query]] = (
         jsonl.read_models(file, Query, 'lines are {"id": ..., "text": ..., "stratum": ...}')
-        if use_jsonl else tsv.read_queries(file)
+        if use_jsonl
+        else tsv.read_queries(file)
     )
     n = _store(ctx, create=True).import_queries(items, source=str(file), create_strata=create_strata)
     out.print(f"imported {n} queries from {file}")
@@ -167,7 +188,9 @@ def import_docs(ctx: click.Context, file: Path) -> None:
     """Import documents from JSONL (id, title, text)."""
     from .models import Document
 
-    docs = (d for _, d in jsonl.read_models(file, Document, 'lines are {"id": ..., "title": ..., "text": ...}'))
+    docs = (
+        d for _, d in jsonl.read_models(file, Document, 'lines are {"id": ..., "title": ..., "text": ...}')
+    )
     n = _store(ctx, create=True).import_documents(docs)
     out.print(f"imported {n} documents from {file}")
 
@@ -189,8 +212,9 @@ def default_assessor() -> str:
 def import_qrels(ctx: click.Context, file: Path, assessor: str | None) -> None:
     """Import TREC qrels as judgment events; negative grades go to the pool as unjudged."""
     store = _store(ctx)
-    labels, pooled = store.import_qrels(trec.read_qrels(file), source=str(file),
-                                        assessor=assessor or f"qrels:{file.name}")
+    labels, pooled = store.import_qrels(
+        trec.read_qrels(file), source=str(file), assessor=assessor or f"qrels:{file.name}"
+    )
     out.print(f"imported {labels} labels and {pooled} pooled-unjudged pairs from {file}")
 
 
@@ -218,8 +242,9 @@ def import_beir(ctx: click.Context, folder: Path, split: str, stratum: str, asse
     queries_path = str(folder / "queries.jsonl")
     with store.transaction():
         nd = store.import_documents(beir.read_corpus(folder))
-        nq = store.import_queries(((0, q) for q in beir.read_queries(folder, stratum)),
-                                  source=queries_path, create_strata=True)
+        nq = store.import_queries(
+            ((0, q) for q in beir.read_queries(folder, stratum)), source=queries_path, create_strata=True
+        )
         nl, npool = store.import_qrels(beir.read_qrels(qrels_path), source=str(qrels_path), assessor=assessor)
     out.print(f"imported {nd} documents, {nq} queries, {nl} labels ({npool} pooled) from {folder}")
 
@@ -239,15 +264,29 @@ def status(ctx: click.Context, fmt: str) -> None:
         return
     scale = store.scale
     grades = [str(level.grade) for level in scale.levels]
-    out.print(f"[bold]{st.name}[/bold]: {st.queries} queries, {st.documents} documents, "
-              f"{st.judgment_events} judgment events")
+    out.print(
+        f"[bold]{st.name}[/bold]: {st.queries} queries, {st.documents} documents, "
+        f"{st.judgment_events} judgment events"
+    )
     caption = "grades: " + " · ".join(f"{g} {scale.name_of(int(g))}" for g in grades)
     table = Table("stratum", "weight", "queries", *grades, "skipped", "unlabeled", caption=caption)
     for s in st.strata:
-        table.add_row(s.name, "-" if s.weight is None else f"{s.weight:g}", str(s.queries),
-                      *[str(s.labels.get(g, 0)) for g in grades], str(s.skipped), str(s.unlabeled_pool))
-    table.add_row("[bold]all[/bold]", "", str(st.queries), *[str(st.labels.get(g, 0)) for g in grades],
-                  str(st.skipped), str(st.unlabeled_pool))
+        table.add_row(
+            s.name,
+            "-" if s.weight is None else f"{s.weight:g}",
+            str(s.queries),
+            *[str(s.labels.get(g, 0)) for g in grades],
+            str(s.skipped),
+            str(s.unlabeled_pool),
+        )
+    table.add_row(
+        "[bold]all[/bold]",
+        "",
+        str(st.queries),
+        *[str(st.labels.get(g, 0)) for g in grades],
+        str(st.skipped),
+        str(st.unlabeled_pool),
+    )
     out.print(table)
 
 
@@ -258,8 +297,12 @@ def export() -> None:
 
 @export.command("qrels")
 @click.option("--format", "fmt", type=click.Choice(["trec", "jsonl"]), default="trec", show_default=True)
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write here instead of standard output.")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here instead of standard output.",
+)
 @click.pass_context
 def export_qrels(ctx: click.Context, fmt: str, out_path: Path | None) -> None:
     """Current labels only: unlabeled and skipped pairs never appear (grade 0 does)."""
@@ -268,7 +311,7 @@ def export_qrels(ctx: click.Context, fmt: str, out_path: Path | None) -> None:
     def write(stream: Any) -> int:
         if fmt == "trec":
             return trec.write_qrels(labels, stream)
-        return jsonl.write_models(sorted(labels, key=lambda lab: (lab.query_id, lab.doc_id)), stream)
+        return jsonl.write_models(labels, stream)
 
     if out_path is None:
         write(sys.stdout)
@@ -301,13 +344,17 @@ def bundled_golden(name: str = "pydocs") -> Path:
     for candidate in (here / "_bundled" / name, here.parents[1] / "goldensets" / name):
         if (candidate / "golden.json").exists():
             return candidate
-    raise UsageError(f"the bundled golden set {name!r} is missing from this installation",
-                     "reinstall qrelkit")
+    raise UsageError(
+        f"the bundled golden set {name!r} is missing from this installation", "reinstall qrelkit"
+    )
 
 
 @cli.command()
-@click.option("--keep", type=click.Path(dir_okay=False, path_type=Path),
-              help="Leave the demo store here (then: qrelkit --db PATH judge).")
+@click.option(
+    "--keep",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Leave the demo store here (then: qrelkit --db PATH judge).",
+)
 def demo(keep: Path | None) -> None:
     """Load the bundled `pydocs` golden set into a scratch store and report on it."""
     folder = bundled_golden()
@@ -327,11 +374,12 @@ def demo(keep: Path | None) -> None:
 
 def _demo_report(store: Store, folder: Path) -> None:
     st = store.status()
-    out.print(f"[bold]{st.name}[/bold] ({folder}): {st.queries} queries in {len(st.strata)} strata, "
-              f"{st.documents} passages, {sum(st.labels.values())} labels, {st.skipped} skipped, "
-              f"{st.unlabeled_pool} pooled but unlabeled")
+    out.print(
+        f"[bold]{st.name}[/bold] ({folder}): {st.queries} queries in {len(st.strata)} strata, "
+        f"{st.documents} passages, {sum(st.labels.values())} labels, {st.skipped} skipped, "
+        f"{st.unlabeled_pool} pooled but unlabeled"
+    )
 
 
 def main() -> None:
     cli(prog_name="qrelkit")
-

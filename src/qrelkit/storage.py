@@ -40,14 +40,14 @@ BUSY_TIMEOUT_MS = 30_000
 
 
 def _v1(db: sqlite_utils.Database) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["strata"].create({"name": str, "weight": float}, pk="name")
-    db["queries"].create(
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("strata").create({"name": str, "weight": float}, pk="name")
+    db.table("queries").create(
         {"id": str, "text": str, "stratum": str, "description": str}, pk="id", not_null={"text", "stratum"}
     )
-    db["queries"].create_index(["stratum"])
-    db["documents"].create({"id": str, "title": str, "text": str}, pk="id")
-    db["judgments"].create(
+    db.table("queries").create_index(["stratum"])
+    db.table("documents").create({"id": str, "title": str, "text": str}, pk="id")
+    db.table("judgments").create(
         {
             "seq": int,
             "query_id": str,
@@ -63,12 +63,12 @@ def _v1(db: sqlite_utils.Database) -> None:
         pk="seq",
         not_null={"query_id", "doc_id", "state", "assessor", "ts"},
     )
-    db["judgments"].create_index(["query_id", "doc_id", "seq"])
-    db["pool"].create(
+    db.table("judgments").create_index(["query_id", "doc_id", "seq"])
+    db.table("pool").create(
         {"query_id": str, "doc_id": str, "source": str, "best_rank": int, "position": int},
         pk=("query_id", "doc_id"),
     )
-    db["profiles"].create({"name": str, "metrics": str, "strata": str}, pk="name")
+    db.table("profiles").create({"name": str, "metrics": str, "strata": str}, pk="name")
     db.execute(
         """
         CREATE VIEW current_state AS
@@ -109,8 +109,9 @@ class Store:
             conn.execute("PRAGMA synchronous=FULL")
             return cls(conn)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{p} is not a qrelkit store ({exc})", "pass --db with a store made by "
-                             "`qrelkit init`") from None
+            raise StoreError(
+                f"{p} is not a qrelkit store ({exc})", "pass --db with a store made by `qrelkit init`"
+            ) from None
 
     @classmethod
     def memory(cls) -> Store:
@@ -162,8 +163,10 @@ class Store:
             self._set_meta("name", info.name)
             self._set_meta("scale", info.scale.model_dump_json())
             for stratum in info.strata:
-                self.conn.execute("INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)",
-                                  [stratum.name, stratum.weight])
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)",
+                    [stratum.name, stratum.weight],
+                )
             for profile in info.profiles:
                 self._put_profile(profile)
             self.import_queries(golden.read_queries(folder), source=golden.path_of(folder, "queries"))
@@ -212,7 +215,10 @@ class Store:
                 self._set_meta("scale", scale.model_dump_json())
 
     def strata(self) -> list[Stratum]:
-        return [Stratum(name=r["name"], weight=r["weight"]) for r in self._rows("SELECT * FROM strata ORDER BY name")]
+        return [
+            Stratum(name=r["name"], weight=r["weight"])
+            for r in self._rows("SELECT * FROM strata ORDER BY name")
+        ]
 
     def set_stratum(self, stratum: Stratum) -> None:
         with self.transaction():
@@ -222,8 +228,11 @@ class Store:
 
     def profiles(self) -> list[ScoringProfile]:
         return [
-            ScoringProfile(name=r["name"], metrics=json.loads(r["metrics"]),
-                           strata=json.loads(r["strata"]) if r["strata"] else None)
+            ScoringProfile(
+                name=r["name"],
+                metrics=json.loads(r["metrics"]),
+                strata=json.loads(r["strata"]) if r["strata"] else None,
+            )
             for r in self._rows("SELECT * FROM profiles ORDER BY name")
         ]
 
@@ -234,8 +243,11 @@ class Store:
     def _put_profile(self, profile: ScoringProfile) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO profiles(name, metrics, strata) VALUES (?, ?, ?)",
-            [profile.name, json.dumps(profile.metrics),
-             json.dumps(profile.strata) if profile.strata is not None else None],
+            [
+                profile.name,
+                json.dumps(profile.metrics),
+                json.dumps(profile.strata) if profile.strata is not None else None,
+            ],
         )
 
     def info(self) -> GoldenSetInfo:
@@ -328,11 +340,16 @@ class Store:
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             for lineno, j in items:
                 if j.query_id not in queries:
-                    raise InputError(f"query {j.query_id!r} is not in the golden set",
-                                     "import its queries first", path=source, line=lineno)
+                    raise InputError(
+                        f"query {j.query_id!r} is not in the golden set",
+                        "import its queries first",
+                        path=source,
+                        line=lineno,
+                    )
                 if j.grade is not None and j.grade > top:
-                    raise InputError(f"grade {j.grade} is above the scale's highest grade {top}",
-                                     path=source, line=lineno)
+                    raise InputError(
+                        f"grade {j.grade} is above the scale's highest grade {top}", path=source, line=lineno
+                    )
                 self._insert_event(j, source)
                 n += 1
         return n
@@ -354,8 +371,17 @@ class Store:
         cur = self.conn.execute(
             "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [j.query_id, j.doc_id, j.state.value, j.grade, j.assessor, j.timestamp.isoformat(),
-             j.note, j.seconds, source],
+            [
+                j.query_id,
+                j.doc_id,
+                j.state.value,
+                j.grade,
+                j.assessor,
+                j.timestamp.isoformat(),
+                j.note,
+                j.seconds,
+                source,
+            ],
         )
         return int(cur.lastrowid or 0)
 
@@ -372,12 +398,13 @@ class Store:
         return [_event(r) for r in self._rows(sql, [query_id] if query_id else [])]
 
     def labels(self, query_id: str | None = None) -> list[Label]:
-        """Current graded labels (grade 0 included; skipped and cleared pairs are not labels)."""
+        """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         sql = "SELECT query_id, doc_id, grade FROM current_state WHERE state = 'graded'"
         params: list[str] = []
         if query_id is not None:
             sql += " AND query_id = ?"
             params.append(query_id)
+        sql += " ORDER BY query_id, doc_id"
         return [Label(query_id=r[0], doc_id=r[1], grade=r[2]) for r in self.conn.execute(sql, params)]
 
     def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
@@ -398,8 +425,10 @@ class Store:
             sql += " AND p.query_id = ?"
             params.append(query_id)
         sql += " ORDER BY p.query_id, coalesce(p.best_rank, 1e9), p.rowid"
-        return [PoolEntry(query_id=r[0], doc_id=r[1], source=r[2] or "", best_rank=r[3])
-                for r in self.conn.execute(sql, params)]
+        return [
+            PoolEntry(query_id=r[0], doc_id=r[1], source=r[2] or "", best_rank=r[3])
+            for r in self.conn.execute(sql, params)
+        ]
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -415,12 +444,18 @@ class Store:
 
     def document(self, doc_id: str) -> Document | None:
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
-        return Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "") if rows else None
+        return (
+            Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "")
+            if rows
+            else None
+        )
 
     def counts(self) -> dict[str, int]:
         """Row counts of every table (used to show that a failed import changed nothing)."""
-        return {t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
-                for t in ("meta", "strata", "queries", "documents", "judgments", "pool", "profiles")}
+        return {
+            t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
+            for t in ("meta", "strata", "queries", "documents", "judgments", "pool", "profiles")
+        }
 
     def status(self) -> StoreStatus:
         weights = {s.name: s.weight for s in self.strata()}
@@ -433,24 +468,33 @@ class Store:
             bucket(name)
         for stratum, n in self.conn.execute("SELECT stratum, count(*) FROM queries GROUP BY stratum"):
             bucket(stratum)["queries"] = n
-        sql = ("SELECT q.stratum, c.state, c.grade, count(*) FROM current_state c "
-               "JOIN queries q ON q.id = c.query_id GROUP BY q.stratum, c.state, c.grade")
+        sql = (
+            "SELECT q.stratum, c.state, c.grade, count(*) FROM current_state c "
+            "JOIN queries q ON q.id = c.query_id GROUP BY q.stratum, c.state, c.grade"
+        )
         for stratum, state, grade, n in self.conn.execute(sql):
             b = bucket(stratum)
             if state == "graded":
                 b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
             elif state == "skipped":
                 b["skipped"] += n
-        sql = ("SELECT coalesce(q.stratum, ?), count(*) FROM pool p "
-               "LEFT JOIN current_state c ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
-               "LEFT JOIN queries q ON q.id = p.query_id "
-               "WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY 1")
+        sql = (
+            "SELECT coalesce(q.stratum, ?), count(*) FROM pool p "
+            "LEFT JOIN current_state c ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
+            "LEFT JOIN queries q ON q.id = p.query_id "
+            "WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY 1"
+        )
         for stratum, n in self.conn.execute(sql, [DEFAULT_STRATUM]):
             bucket(stratum)["unlabeled_pool"] = n
         strata = [
-            StratumStatus(name=name, weight=weights.get(name), queries=b["queries"],
-                          labels=dict(sorted(b["labels"].items(), key=lambda kv: int(kv[0]))),
-                          skipped=b["skipped"], unlabeled_pool=b["unlabeled_pool"])
+            StratumStatus(
+                name=name,
+                weight=weights.get(name),
+                queries=b["queries"],
+                labels=dict(sorted(b["labels"].items(), key=lambda kv: int(kv[0]))),
+                skipped=b["skipped"],
+                unlabeled_pool=b["unlabeled_pool"],
+            )
             for name, b in sorted(per.items())
         ]
         labels: dict[str, int] = {}
@@ -488,6 +532,12 @@ def _now() -> str:
 
 def _event(r: sqlite3.Row) -> Judgment:
     return Judgment(
-        query_id=r["query_id"], doc_id=r["doc_id"], state=JudgmentState(r["state"]), grade=r["grade"],
-        assessor=r["assessor"], timestamp=r["ts"], note=r["note"], seconds=r["seconds"],
+        query_id=r["query_id"],
+        doc_id=r["doc_id"],
+        state=JudgmentState(r["state"]),
+        grade=r["grade"],
+        assessor=r["assessor"],
+        timestamp=r["ts"],
+        note=r["note"],
+        seconds=r["seconds"],
     )

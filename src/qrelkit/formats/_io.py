@@ -9,7 +9,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from ..errors import InputError
 
@@ -26,14 +26,13 @@ def _open_binary(path: PathLike) -> IO[bytes]:
     if p.is_dir():
         raise InputError("is a folder, not a file", "name a file", path=display(path))
     try:
-        raw: IO[bytes] = open(p, "rb")  # noqa: SIM115 - closed by the caller's with-block
+        if p.suffix == ".gz":
+            return cast(IO[bytes], gzip.open(p, "rb"))
+        return open(p, "rb")  # closed by the caller's with-block
     except FileNotFoundError:
         raise InputError("no such file", "check the path", path=display(path)) from None
     except OSError as exc:
         raise InputError(f"cannot open: {exc.strerror}", path=display(path)) from None
-    if p.suffix == ".gz":
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    return raw
 
 
 def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
@@ -80,7 +79,9 @@ def atomic_write(path: PathLike) -> Iterator[IO[str]]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         raw = os.fdopen(fd, "wb")
-        stream: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if target.suffix == ".gz" else raw
+        stream: IO[bytes] = (
+            cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)) if target.suffix == ".gz" else raw
+        )
         with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as out:
             yield out
             out.flush()

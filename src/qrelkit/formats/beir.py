@@ -18,8 +18,11 @@ def _gz(folder: Path, name: str) -> Path:
     for candidate in (folder / name, folder / f"{name}.gz"):
         if candidate.exists():
             return candidate
-    raise InputError(f"no {name} in this BEIR folder", "a BEIR folder holds corpus.jsonl, "
-                     "queries.jsonl and qrels/<split>.tsv", path=display(folder))
+    raise InputError(
+        f"no {name} in this BEIR folder",
+        "a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/<split>.tsv",
+        path=display(folder),
+    )
 
 
 def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
@@ -35,8 +38,9 @@ def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
 def read_corpus(folder: PathLike) -> Iterator[Document]:
     path = _gz(Path(folder), "corpus.jsonl")
     for lineno, obj in read_objects(path):
-        yield Document(id=_id(obj, path, lineno), title=str(obj.get("title") or ""),
-                       text=str(obj.get("text") or ""))
+        yield Document(
+            id=_id(obj, path, lineno), title=str(obj.get("title") or ""), text=str(obj.get("text") or "")
+        )
 
 
 def read_queries(folder: PathLike, stratum: str) -> Iterator[Query]:
@@ -59,16 +63,21 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
         if lineno == 1 and not fields[-1].strip().lstrip("-").isdigit():
             continue  # header line
         if len(fields) != 3:
-            raise InputError(f"expected 3 tab-separated fields, found {len(fields)}", QRELS_HINT,
-                             path=name, line=lineno)
+            raise InputError(
+                f"expected 3 tab-separated fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno
+            )
         qid, docid, grade_text = (f.strip() for f in fields)
         try:
             grade = int(grade_text)
         except ValueError:
-            raise InputError(f"score {grade_text!r} is not an integer", QRELS_HINT,
-                             path=name, line=lineno) from None
+            raise InputError(
+                f"score {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno
+            ) from None
         first = seen.setdefault((qid, docid), lineno)
         if first != lineno:
-            raise InputError(f"duplicate judgment for query {qid!r} doc {docid!r} "
-                             f"(first on line {first})", path=name, line=lineno)
+            raise InputError(
+                f"duplicate judgment for query {qid!r} doc {docid!r} (first on line {first})",
+                path=name,
+                line=lineno,
+            )
         yield QrelRecord(qid, docid, grade, lineno)

@@ -31,8 +31,9 @@ def path_of(folder: PathLike, part: str) -> str:
 def read_info(folder: PathLike) -> GoldenSetInfo:
     path = Path(folder) / FILES["info"]
     if not Path(folder).is_dir():
-        raise InputError("no such golden-set folder", "name a folder holding golden.json",
-                         path=display(folder))
+        raise InputError(
+            "no such golden-set folder", "name a folder holding golden.json", path=display(folder)
+        )
     try:
         return GoldenSetInfo.model_validate(json.loads(read_text(path)))
     except json.JSONDecodeError as exc:

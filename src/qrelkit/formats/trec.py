@@ -47,9 +47,7 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
             continue
         fields = text.split()
         if len(fields) != 4:
-            raise InputError(
-                f"expected 4 fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno
-            )
+            raise InputError(f"expected 4 fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno)
         qid, _, docid, grade_text = fields
         try:
             grade = int(grade_text)
@@ -80,9 +78,7 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
             continue
         fields = text.split()
         if len(fields) != 6:
-            raise InputError(
-                f"expected 6 fields, found {len(fields)}", RUN_HINT, path=name, line=lineno
-            )
+            raise InputError(f"expected 6 fields, found {len(fields)}", RUN_HINT, path=name, line=lineno)
         qid, _, docid, _, score_text, _ = fields
         try:
             score = float(score_text)

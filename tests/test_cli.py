@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import Cli
+
+QUERIES = "q1\thow to sort a list\thow-to\nq2\tassert statement\tnav\n"
+
+
+def setup_store(run_cli: Cli) -> None:
+    run_cli("init", "--name", "t")
+    run_cli("strata", "set", "how-to", "0.4")
+    run_cli("strata", "set", "nav", "0.6")
+    run_cli("import", "queries", str(run_cli.write("q.tsv", QUERIES)))
+
+
+def test_malformed_qrels_line_7_exits_2_and_changes_nothing(run_cli: Cli) -> None:
+    setup_store(run_cli)
+    lines = [f"q1 0 d{i} {i % 4}" for i in range(1, 7)] + ["q1 0 d7"] + ["q2 0 d8 1"]
+    bad = run_cli.write("bad.qrels", "\n".join(lines) + "\n")
+    before = json.loads(run_cli("status", "--format", "json").output)
+    result = run_cli("import", "qrels", str(bad), ok=False)
+    assert result.exit_code == 2
+    assert "bad.qrels:7:" in result.output
+    assert "expected 4 fields, found 3" in result.output
+    assert "Traceback" not in result.output
+    assert json.loads(run_cli("status", "--format", "json").output) == before
+
+
+def test_export_never_turns_skipped_or_unlabeled_into_zero(run_cli: Cli) -> None:
+    setup_store(run_cli)
+    run_cli("import", "qrels", str(run_cli.write("a.qrels", "q1 0 a 2\nq1 0 b 0\nq1 0 c -1\n")))
+    events = [
+        {"query_id": "q2", "doc_id": "x", "state": "skipped", "assessor": "ann"},
+        {"query_id": "q1", "doc_id": "a", "state": "cleared", "assessor": "ann"},
+    ]
+    run_cli("import", "judgments", str(run_cli.write("j.jsonl", "\n".join(map(json.dumps, events)))))
+    assert run_cli("export", "qrels").output == "q1 0 b 0\n"
+    out = run_cli.tmp / "out" / "labels.jsonl"
+    run_cli("export", "qrels", "--format", "jsonl", "--out", str(out))
+    assert [json.loads(line) for line in out.read_text().splitlines()] == [
+        {"query_id": "q1", "doc_id": "b", "grade": 0}
+    ]
+    st = json.loads(run_cli("status", "--format", "json").output)
+    assert (st["labels"], st["skipped"], st["unlabeled_pool"]) == ({"0": 1}, 1, 1)
+    by_name = {s["name"]: s for s in st["strata"]}
+    assert by_name["nav"]["skipped"] == 1 and by_name["how-to"]["unlabeled_pool"] == 1
+
+
+def test_unknown_stratum_error_has_a_hint(run_cli: Cli) -> None:
+    run_cli("init")
+    result = run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\ttext\tnav\n")), ok=False)
+    assert result.exit_code == 2
+    assert "q.tsv:1: unknown stratum 'nav'" in result.output
+    assert "qrelkit strata set nav WEIGHT" in result.output
+
+
+def test_missing_store_is_a_usage_error(run_cli: Cli) -> None:
+    result = run_cli("status", ok=False)
+    assert result.exit_code == 2 and "qrelkit init" in result.output
+
+
+def test_demo_runs_as_a_subprocess_without_traceback(tmp_path: object) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "qrelkit", "demo"], capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert "pydocs" in out.stdout and "42 queries" in out.stdout
+
+
+def test_bad_input_from_a_real_process_is_one_line_exit_2(tmp_path: object) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    db = folder / "s.db"
+    subprocess.run(
+        [sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True
+    )
+    (folder / "q.jsonl").write_text('{"id": "q1", "text": "x"}\n{"id": "q2", "text": 5}\n')
+    out = subprocess.run(
+        [sys.executable, "-m", "qrelkit", "--db", str(db), "import", "queries", str(folder / "q.jsonl")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert "q.jsonl:2: field 'text'" in out.stderr

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qrelkit.errors import InputError
+from qrelkit.formats.trec import QrelRecord
+from qrelkit.models import Judgment, JudgmentState, Label, PoolEntry, Query
+from qrelkit.storage import Store
+
+
+def _queries(store: Store, *ids: str) -> None:
+    store.import_queries(((i, Query(id=q, text=q)) for i, q in enumerate(ids, 1)), source="t")
+
+
+def ev(q: str, d: str, state: JudgmentState, grade: int | None = None, who: str = "ann") -> Judgment:
+    return Judgment(query_id=q, doc_id=d, state=state, grade=grade, assessor=who)
+
+
+def test_current_label_is_derived_from_the_latest_event(store: Store) -> None:
+    _queries(store, "q1")
+    store.record(ev("q1", "a", JudgmentState.GRADED, 2))
+    store.record(ev("q1", "b", JudgmentState.GRADED, 0))
+    store.record(ev("q1", "c", JudgmentState.GRADED, 3))
+    store.record(ev("q1", "c", JudgmentState.SKIPPED))
+    store.record(ev("q1", "a", JudgmentState.GRADED, 1, who="bob"))
+    store.record(ev("q1", "d", JudgmentState.GRADED, 3))
+    store.record(ev("q1", "d", JudgmentState.CLEARED))
+    assert sorted(store.labels(), key=lambda lab: lab.doc_id) == [
+        Label(query_id="q1", doc_id="a", grade=1),
+        Label(query_id="q1", doc_id="b", grade=0),
+    ]
+    assert store.skipped() == [("q1", "c")]
+    # the log keeps every event, in order
+    assert [(e.doc_id, e.state, e.grade) for e in store.events()] == [
+        ("a", "graded", 2),
+        ("b", "graded", 0),
+        ("c", "graded", 3),
+        ("c", "skipped", None),
+        ("a", "graded", 1),
+        ("d", "graded", 3),
+        ("d", "cleared", None),
+    ]
+
+
+def test_unlabeled_pool_excludes_labeled_and_skipped(store: Store) -> None:
+    _queries(store, "q1")
+    store.add_to_pool([PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate("abcd", 1)])
+    store.record(ev("q1", "a", JudgmentState.GRADED, 0))
+    store.record(ev("q1", "b", JudgmentState.SKIPPED))
+    store.record(ev("q1", "c", JudgmentState.GRADED, 2))
+    store.record(ev("q1", "c", JudgmentState.CLEARED))
+    assert [p.doc_id for p in store.unlabeled_pool()] == ["c", "d"]
+    st = store.status()
+    assert (st.labels, st.skipped, st.unlabeled_pool) == ({"0": 1}, 1, 2)
+
+
+def test_failed_qrels_import_leaves_the_store_unchanged(store: Store) -> None:
+    _queries(store, "q1")
+    before = store.counts()
+    records = [QrelRecord("q1", "a", 1, 1), QrelRecord("q1", "b", -1, 2), QrelRecord("q9", "c", 1, 3)]
+    with pytest.raises(InputError, match=r"f.qrels:3: query 'q9' is not in the golden set"):
+        store.import_qrels(iter(records), source="f.qrels", assessor="x")
+    assert store.counts() == before
+
+
+def test_grade_above_scale_is_refused_with_the_line(store: Store) -> None:
+    _queries(store, "q1")
+    with pytest.raises(InputError, match=r"f:1: grade 4 is above the scale's highest grade 3"):
+        store.import_qrels(iter([QrelRecord("q1", "a", 4, 1)]), source="f", assessor="x")
+
+
+def test_unknown_stratum_is_refused_unless_created(store: Store) -> None:
+    with pytest.raises(InputError, match="unknown stratum 'nav'"):
+        store.import_queries(iter([(1, Query(id="q", text="t", stratum="nav"))]), source="f")
+    assert store.counts()["queries"] == 0
+    store.import_queries(iter([(1, Query(id="q", text="t", stratum="nav"))]), source="f", create_strata=True)
+    assert [s.name for s in store.strata()] == ["nav"]
+
+
+def test_file_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "s.db")
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    _queries(store, "q1")
+    store.record(ev("q1", "a", JudgmentState.GRADED, 3))
+    store.close()
+    # a second connection sees the committed event: nothing was left in a transaction
+    again = Store.open(tmp_path / "s.db")
+    assert again.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
+    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_load_golden_is_one_transaction(tmp_path: Path, store: Store) -> None:
+    folder = tmp_path / "g"
+    folder.mkdir()
+    (folder / "golden.json").write_text('{"name": "g"}')
+    (folder / "queries.jsonl").write_text('{"id": "q1", "text": "x"}\n')
+    (folder / "judgments.jsonl").write_text(
+        '{"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n'
+        '{"query_id": "q2", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n'
+    )
+    before = store.counts()
+    with pytest.raises(InputError, match="judgments.jsonl:2: query 'q2'"):
+        store.load_golden(folder)
+    assert store.counts() == before
