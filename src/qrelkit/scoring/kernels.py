@@ -1,0 +1,264 @@
+"""How to compute: numpy kernels over `Ranked` arrays, one value per query.
+
+Every kernel returns a `Scores`: the standard value (unlabeled documents count as not relevant),
+the judged coverage of the window it looks at, and bounds: the smallest and largest value the
+measure can take over every way of labeling the unlabeled documents retrieved inside that window,
+each with any grade 0..max_grade (R and the ideal DCG change with them).
+
+* P, Success, R, RR are monotone in each unlabeled grade: the bounds are the two uniform
+  completions.
+* AP and Rprec depend on which unlabeled documents become relevant. For a fixed number m of them,
+  AP and Rprec are largest when they take the earliest unlabeled positions and smallest when they
+  take the latest (moving a relevant document up never lowers AP); prefix sums give every m at
+  once, so the bounds are exact in O(depth) per query.
+* nDCG: for a fixed multiset of assigned grades the ideal DCG is fixed, and DCG is largest with
+  the grades in descending order over the unlabeled positions and smallest in ascending order.
+  The multisets are enumerated while there are at most `NDCG_EXACT_LIMIT` of them; past that the
+  bounds are a sound outer interval [DCG_min / IDCG_max, min(1, DCG_max / IDCG_min)] that always
+  contains the exact one, flagged `exact = False`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations_with_replacement
+from math import comb
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ScoringError
+from .arrays import ABSENT, UNLABELED, Ranked
+from .measures import Measure
+
+NDCG_EXACT_LIMIT = 4096
+"""Largest number of grade multisets enumerated per query for exact nDCG bounds."""
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Per-query results of one measure."""
+
+    value: FloatArray
+    coverage: FloatArray
+    """Fraction of the retrieved documents in the window that carry a label; NaN if none retrieved."""
+    low: FloatArray
+    high: FloatArray
+    exact: BoolArray
+
+
+def _window(r: Ranked, k: int | None) -> npt.NDArray[np.int16]:
+    return r.grades if k is None else r.grades[:, : min(k, r.depth)]
+
+
+def _safe_div(num: FloatArray, den: FloatArray) -> FloatArray:
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def coverage(r: Ranked, k: int | None) -> FloatArray:
+    w = _window(r, k)
+    retrieved = (w != ABSENT).sum(axis=1)
+    labeled = (w >= 0).sum(axis=1)
+    out = np.full(len(r.query_ids), np.nan)
+    np.divide(labeled, retrieved, out=out, where=retrieved > 0)
+    return out
+
+
+def _relevant_total(r: Ranked, t: int) -> npt.NDArray[np.int64]:
+    return r.label_counts[:, t:].sum(axis=1) if t <= r.max_grade else np.zeros(len(r.query_ids), np.int64)
+
+
+def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    w = _window(r, k)
+    rel = (w >= t).sum(axis=1)
+    unl = (w == UNLABELED).sum(axis=1)
+    return rel / k, rel / k, (rel + unl) / k
+
+
+def success(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    w = _window(r, k)
+    hit = (w >= t).any(axis=1).astype(np.float64)
+    could = ((w >= t) | (w == UNLABELED)).any(axis=1).astype(np.float64)
+    return hit, hit, could
+
+
+def recall(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    w = _window(r, k)
+    big_r = _relevant_total(r, t).astype(np.float64)
+    rel = (w >= t).sum(axis=1).astype(np.float64)
+    unl = (w == UNLABELED).sum(axis=1)
+    value = _safe_div(rel, big_r)
+    return value, value, _safe_div(rel + unl, big_r + unl)
+
+
+def _first(mask: BoolArray) -> FloatArray:
+    """1 / rank of the first True per row, 0 if none."""
+    any_ = mask.any(axis=1)
+    first = mask.argmax(axis=1) + 1
+    return np.where(any_, 1.0 / first, 0.0)
+
+
+def reciprocal_rank(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    w = _window(r, k)
+    value = _first(w >= t)
+    return value, value, _first((w >= t) | (w == UNLABELED))
+
+
+def average_precision(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    w = _window(r, k)
+    big_r = _relevant_total(r, t).astype(np.float64)[:, None]
+    pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)[None, :]
+    rel = (w >= t).astype(np.float64)
+    unl = (w == UNLABELED).astype(np.float64)
+    rel_cum = np.cumsum(rel, axis=1)
+    n0 = (rel * rel_cum / pos).sum(axis=1, keepdims=True)
+    value = _safe_div(n0, big_r)[:, 0]
+    before = rel_cum - rel  # labeled relevant strictly above each position
+    inv_rel = rel / pos
+    after = inv_rel.sum(axis=1, keepdims=True) - np.cumsum(inv_rel, axis=1)  # sum of 1/i, i > p
+    unl_cum = np.cumsum(unl, axis=1)
+    # earliest-first: the m-th added unlabeled document sits at p with m-1 added above it
+    t_max = np.where(unl > 0, (before + unl_cum) / pos + after, 0.0)
+    cand_max = np.where(unl > 0, _safe_div(n0 + np.cumsum(t_max, axis=1), big_r + unl_cum), -np.inf)
+    # latest-first: every unlabeled document below p is already relevant when p is added
+    inv_unl = unl / pos
+    unl_after_inv = inv_unl.sum(axis=1, keepdims=True) - np.cumsum(inv_unl, axis=1)
+    t_min = np.where(unl > 0, (before + 1) / pos + after + unl_after_inv, 0.0)
+    rev_cum = np.cumsum(t_min[:, ::-1], axis=1)[:, ::-1]
+    unl_from = np.cumsum(unl[:, ::-1], axis=1)[:, ::-1]
+    cand_min = np.where(unl > 0, _safe_div(n0 + rev_cum, big_r + unl_from), np.inf)
+    high = np.maximum(value, cand_max.max(axis=1, initial=-np.inf))
+    low = np.minimum(value, cand_min.min(axis=1, initial=np.inf))
+    return value, low, high
+
+
+def r_precision(r: Ranked, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    w = r.grades
+    n, depth = w.shape
+    big_r = _relevant_total(r, t)
+    rel_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
+    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w == UNLABELED, axis=1)], axis=1)
+    u_total = unl_cum[:, -1:]
+    m = np.arange(depth + 1)[None, :]
+    valid = m <= u_total  # m unlabeled documents made relevant
+    r_new = big_r[:, None] + m
+    cut = np.minimum(r_new, depth)
+    rel_in = np.take_along_axis(rel_cum, cut, axis=1)
+    unl_in = np.take_along_axis(unl_cum, cut, axis=1)
+    num_max = rel_in + np.minimum(m, unl_in)
+    num_min = rel_in + np.maximum(0, m - (u_total - unl_in))
+    value = _safe_div(rel_in[:, 0].astype(np.float64), r_new[:, 0].astype(np.float64))
+    hi = np.where(valid, _safe_div(num_max.astype(np.float64), r_new.astype(np.float64)), -np.inf)
+    lo = np.where(valid, _safe_div(num_min.astype(np.float64), r_new.astype(np.float64)), np.inf)
+    return value, lo.min(axis=1), hi.max(axis=1)
+
+
+# -- nDCG ---------------------------------------------------------------------------------------
+
+
+def _gains(max_grade: int, kind: str) -> FloatArray:
+    g = np.arange(max_grade + 1, dtype=np.float64)
+    return g if kind == "linear" else np.exp2(g) - 1.0
+
+
+def _cum_discount(n: int) -> FloatArray:
+    """D[i] = sum of 1/log2(j + 1) for j = 1..i."""
+    return np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64)))])
+
+
+def _ideal(counts: npt.NDArray[np.int64], gains: FloatArray, k: int | None, cum: FloatArray) -> FloatArray:
+    """Ideal DCG@k for label counts [..., G+1]: grades placed highest first (grade 0 adds nothing)."""
+    limit = counts.sum(axis=-1) if k is None else np.full(counts.shape[:-1], k)
+    start = np.zeros(counts.shape[:-1], dtype=np.int64)
+    total = np.zeros(counts.shape[:-1], dtype=np.float64)
+    for g in range(counts.shape[-1] - 1, 0, -1):
+        end = start + counts[..., g]
+        total += gains[g] * (cum[np.minimum(end, limit)] - cum[np.minimum(start, limit)])
+        start = end
+    return total
+
+
+@cache
+def _multisets(u: int, max_grade: int) -> npt.NDArray[np.int64]:
+    """Every multiset of u grades from 0..max_grade, each row sorted descending."""
+    rows = list(combinations_with_replacement(range(max_grade, -1, -1), u))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), u)
+
+
+def ndcg(r: Ranked, k: int | None, gain: str) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+    w = _window(r, k)
+    n, width = w.shape
+    gains = _gains(r.max_grade, gain)
+    cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + width + 1)
+    disc = 1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64))
+    labeled_gain = np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0)
+    dcg = (labeled_gain * disc).sum(axis=1)
+    idcg = _ideal(r.label_counts, gains, k, cum)
+    value = _safe_div(dcg, idcg)
+
+    unl = w == UNLABELED
+    n_unl = unl.sum(axis=1)
+    low, high, exact = value.copy(), value.copy(), np.ones(n, dtype=bool)
+    top = r.max_grade
+    for u in np.unique(n_unl[n_unl > 0]):
+        rows = np.nonzero(n_unl == u)[0]
+        u = int(u)
+        # discounts at the unlabeled positions, in rank order (= descending discount)
+        unl_disc = -np.sort(-np.where(unl[rows], disc, -1.0), axis=1)[:, :u]
+        if comb(u + top, top) <= NDCG_EXACT_LIMIT:
+            ms = _multisets(u, top)  # [M, u], descending
+            g_desc = gains[ms]
+            dcg_max = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc, unl_disc)
+            dcg_min = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc[:, ::-1], unl_disc)
+            ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
+            ideal = _ideal(r.label_counts[rows, None, :] + ms_counts[None, :, :], gains, k, cum)
+            high[rows] = _safe_div(dcg_max, ideal).max(axis=1)
+            low[rows] = _safe_div(dcg_min, ideal).min(axis=1)
+        else:
+            extra = np.zeros_like(r.label_counts[rows])
+            extra[:, top] = u
+            ideal_max = _ideal(r.label_counts[rows] + extra, gains, k, cum)
+            dcg_max = dcg[rows] + gains[top] * unl_disc.sum(axis=1)
+            low[rows] = _safe_div(dcg[rows], ideal_max)
+            high[rows] = np.where(idcg[rows] > 0, np.minimum(1.0, _safe_div(dcg_max, idcg[rows])), 1.0)
+            exact[rows] = False
+    return value, low, high, exact
+
+
+def judged(r: Ranked, k: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    value = np.nan_to_num(coverage(r, k), nan=0.0)
+    return value, value, value
+
+
+def compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
+    """Values, coverage and bounds of one measure for every evaluated query."""
+    t = m.threshold(default_threshold)
+    k = m.cutoff
+    exact = np.ones(len(r.query_ids), dtype=bool)
+    if m.family == "nDCG":
+        value, low, high, exact = ndcg(r, k, m.gain)
+    elif m.family == "RR":
+        value, low, high = reciprocal_rank(r, k, t)
+    elif m.family == "AP":
+        value, low, high = average_precision(r, k, t)
+    elif m.family == "Rprec":
+        value, low, high = r_precision(r, t)
+    elif k is not None and m.family in _AT_K:
+        value, low, high = _AT_K[m.family](r, k, t)
+    else:
+        raise ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
+    return Scores(value=value, coverage=coverage(r, k), low=low, high=high, exact=exact)
+
+
+_AT_K = {
+    "P": precision,
+    "Success": success,
+    "R": recall,
+    "Judged": lambda r, k, t: judged(r, k),
+}
