@@ -5,6 +5,17 @@ from .models import Document, GradeScale, Judgment, JudgmentState, Label, Query,
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    # `qrelkit.evaluate` without importing numpy for every `import qrelkit` (the CLI and TUI
+    # start faster when they do not score).
+    if name == "evaluate":
+        from .scoring import evaluate
+
+        return evaluate
+    raise AttributeError(name)
+
+
 __all__ = [
     "Document",
     "GradeScale",
@@ -15,4 +26,5 @@ __all__ = [
     "QrelkitError",
     "Stratum",
     "__version__",
+    "evaluate",
 ]

@@ -10,18 +10,32 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from . import __version__
-from .errors import QrelkitError, UsageError
+from . import __version__, versioning
+from .errors import InputError, QrelkitError, UsageError
 from .formats import beir, jsonl, trec, tsv
 from .formats._io import atomic_write
-from .models import GradeScale, Query, Stratum
+from .models import (
+    DEFAULT_STRATUM,
+    FileFingerprint,
+    Fingerprint,
+    GoldenFingerprint,
+    GoldenSetInfo,
+    GradeScale,
+    Query,
+    ScoreReport,
+    Stratum,
+    Summary,
+)
+from .scoring.measures import DEFAULT_METRICS
 from .storage import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -333,6 +347,347 @@ def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
     with atomic_write(out_path) as stream:
         n = jsonl.write_models(events, stream)
     err.print(f"wrote {n} events to {out_path}")
+
+
+# -- score -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Golden:
+    """What a score is computed against: labels, the evaluated queries and their strata."""
+
+    labels: dict[str, dict[str, int]]
+    queries: list[str]
+    strata: dict[str, str]
+    info: GoldenSetInfo
+    golden: GoldenFingerprint | None
+    qrels: FileFingerprint | None
+
+
+def _golden_from_store(store: Store, version: str | None = None) -> Golden:
+    info = store.info()
+    queries = store.queries()
+    labels = store.labels()
+    table: dict[str, dict[str, int]] = {}
+    for lab in labels:
+        table.setdefault(lab.query_id, {})[lab.doc_id] = lab.grade
+    digest = versioning.content_hash(info, queries, labels, versioning.documents_hash(store.documents()))
+    return Golden(
+        labels=table,
+        queries=[q.id for q in queries],
+        strata={q.id: q.stratum for q in queries},
+        info=info,
+        golden=GoldenFingerprint(name=info.name, version=version, content_hash=digest),
+        qrels=None,
+    )
+
+
+def _golden_from_qrels(path: Path) -> Golden:
+    table: dict[str, dict[str, int]] = {}
+    for rec in trec.read_qrels(path):
+        table.setdefault(rec.query_id, {})[rec.doc_id] = rec.grade
+    top = max((g for docs in table.values() for g in docs.values()), default=1)
+    info = GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1)))
+    return Golden(
+        labels=table,
+        queries=list(table),
+        strata={},
+        info=info,
+        golden=None,
+        qrels=FileFingerprint(name=path.name, sha256=versioning.file_sha256(_read_bytes(path))),
+    )
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+
+
+def _read_run(path: Path) -> list[trec.RunRecord]:
+    return list(jsonl.read_run(path) if _is_jsonl(path) else trec.read_run(path))
+
+
+def _resolve_metrics(
+    metrics: str | None, profile: str | None, info: GoldenSetInfo
+) -> tuple[str, list[str] | None]:
+    if profile is None:
+        return metrics or ",".join(DEFAULT_METRICS), None
+    found = {p.name: p for p in info.profiles}
+    if profile not in found:
+        known = ", ".join(sorted(found)) or "none"
+        raise UsageError(f"no scoring profile {profile!r} in this golden set", f"profiles: {known}")
+    chosen = found[profile]
+    return metrics or ",".join(chosen.metrics), chosen.strata
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--golden", type=click.Path(file_okay=False, path_type=Path), help="Score against a golden-set folder."
+)
+@click.option(
+    "--qrels", type=click.Path(dir_okay=False, path_type=Path), help="Score against a TREC qrels file."
+)
+@click.option("--metrics", help=f"Comma-separated measures [default: {','.join(DEFAULT_METRICS)}].")
+@click.option("--profile", help="Use a scoring profile's metrics and strata.")
+@click.option("--per-query", is_flag=True, help="Include every query's value, coverage and bounds.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "trec", "csv"]), default="table", show_default=True
+)
+@click.option("--min-coverage", type=click.FloatRange(0, 1), help="Exit 1 if any metric or stratum is below.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="Write here.")
+@click.pass_context
+def score(
+    ctx: click.Context,
+    runs: tuple[Path, ...],
+    golden: Path | None,
+    qrels: Path | None,
+    metrics: str | None,
+    profile: str | None,
+    per_query: bool,
+    fmt: str,
+    min_coverage: float | None,
+    out_path: Path | None,
+) -> None:
+    """Score RUNS (TREC run files or JSONL) with coverage and bounds, against the store by default."""
+    from .scoring import evaluate  # numpy loads only when scoring
+
+    if golden and qrels:
+        raise UsageError("give --golden or --qrels, not both")
+    if qrels:
+        source = _golden_from_qrels(qrels)
+    elif golden:
+        scratch = Store.memory()
+        scratch.load_golden(golden)
+        source = _golden_from_store(scratch, version=None)
+        scratch.close()
+    else:
+        source = _golden_from_store(_store(ctx))
+    metric_text, strata_filter = _resolve_metrics(metrics, profile, source.info)
+    queries = source.queries
+    if strata_filter is not None:
+        queries = [q for q in queries if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
+    weights = {s.name: s.weight for s in source.info.strata}
+    if strata_filter is not None:
+        weights = {s: w for s, w in weights.items() if s in strata_filter}
+    scale = source.info.scale
+    reports = []
+    for run_path in runs:
+        rows = _read_run(run_path)
+        ev = evaluate(
+            source.labels,
+            ((r.query_id, r.doc_id, r.score) for r in rows),
+            metric_text,
+            queries=queries,
+            strata=source.strata,
+            weights=weights,
+            relevance_threshold=scale.relevance_threshold,
+            max_grade=scale.max_grade,
+        )
+        fingerprint = Fingerprint(
+            golden=source.golden,
+            qrels=source.qrels,
+            run=FileFingerprint(name=run_path.name, sha256=versioning.file_sha256(_read_bytes(run_path))),
+            metrics=[m.canonical for m in ev.measures],
+            relevance_threshold=scale.relevance_threshold,
+            max_grade=ev.ranked.max_grade,
+            qrelkit_version=__version__,
+        )
+        reports.append(ev.report(fingerprint, per_query=per_query))
+
+    text = render_reports(reports, fmt, per_query=per_query, min_coverage=min_coverage)
+    if out_path is None:
+        if fmt == "table":
+            out.print(text, end="")
+        else:
+            click.echo(text, nl=False)
+    else:
+        with atomic_write(out_path) as stream:
+            stream.write(text if fmt != "table" else Text.from_markup(text).plain)
+        err.print(f"wrote {out_path}")
+    if min_coverage is not None:
+        low = coverage_violations(reports, min_coverage)
+        if low:
+            err.print(f"[bold red]coverage below {min_coverage:g}:[/bold red] " + "; ".join(low))
+            ctx.exit(1)
+
+
+def coverage_violations(reports: list[ScoreReport], threshold: float) -> list[str]:
+    """'run: metric (stratum) 0.71' for every mean coverage under the threshold."""
+    found = []
+    for rep in reports:
+        for name, m in rep.metrics.items():
+            if m.coverage is not None and m.coverage < threshold:
+                found.append(f"{rep.fingerprint.run.name}: {name} (all) {m.coverage:.3f}")
+            for s, sub in m.by_stratum.items():
+                if sub.coverage is not None and sub.coverage < threshold:
+                    found.append(f"{rep.fingerprint.run.name}: {name} ({s}) {sub.coverage:.3f}")
+    return found
+
+
+def render_reports(
+    reports: list[ScoreReport], fmt: str, *, per_query: bool, min_coverage: float | None
+) -> str:
+    if fmt == "json":
+        if len(reports) == 1:
+            return reports[0].model_dump_json(indent=2, exclude_none=False) + "\n"
+        return "[" + ",\n".join(r.model_dump_json(indent=2) for r in reports) + "]\n"
+    if fmt == "trec":
+        return "".join(_trec_lines(r, per_query) for r in reports)
+    if fmt == "csv":
+        return _csv(reports, per_query)
+    return "".join(_table(r, min_coverage) for r in reports)
+
+
+def _trec_lines(rep: ScoreReport, per_query: bool) -> str:
+    lines = []
+    if per_query and rep.per_query:
+        for qid, measures in rep.per_query.items():
+            for name, qs in measures.items():
+                lines.append(f"{name}\t{qid}\t{qs.value:.6f}")
+    for name, m in rep.metrics.items():
+        lines.append(f"{name}\tall\t{m.mean:.6f}")
+    return "\n".join(lines) + "\n"
+
+
+def _csv(reports: list[ScoreReport], per_query: bool) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if per_query:
+        w.writerow(["run", "query", "metric", "value", "coverage", "bound_low", "bound_high"])
+        for rep in reports:
+            for qid, measures in (rep.per_query or {}).items():
+                for name, qs in measures.items():
+                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *qs.bounds])
+        return buf.getvalue()
+    w.writerow(
+        [
+            "run",
+            "metric",
+            "stratum",
+            "n",
+            "mean",
+            "sd",
+            "se",
+            "ci_low",
+            "ci_high",
+            "coverage",
+            "bound_low",
+            "bound_high",
+            "weighted_mean",
+        ]
+    )
+    for rep in reports:
+        for name, m in rep.metrics.items():
+            w.writerow(
+                [
+                    rep.fingerprint.run.name,
+                    name,
+                    "all",
+                    m.n,
+                    m.mean,
+                    m.sd,
+                    m.se,
+                    *m.ci95,
+                    m.coverage,
+                    *m.bounds,
+                    m.weighted_mean,
+                ]
+            )
+            for s, sub in m.by_stratum.items():
+                w.writerow(
+                    [
+                        rep.fingerprint.run.name,
+                        name,
+                        s,
+                        sub.n,
+                        sub.mean,
+                        sub.sd,
+                        sub.se,
+                        *sub.ci95,
+                        sub.coverage,
+                        *sub.bounds,
+                        "",
+                    ]
+                )
+    return buf.getvalue()
+
+
+LOW_COVERAGE = 0.9
+"""Coverage under this (or under --min-coverage) is flagged in the table."""
+
+
+def _cov_cell(cov: float | None, threshold: float) -> str:
+    if cov is None:
+        return "[dim]n/a[/dim]"
+    if cov < threshold:
+        return f"[bold yellow]{cov:.0%} ![/bold yellow]"
+    return f"{cov:.0%}"
+
+
+def _table(rep: ScoreReport, min_coverage: float | None) -> str:
+    from rich.console import Console as _Console
+
+    threshold = min_coverage if min_coverage is not None else LOW_COVERAGE
+    q = rep.queries
+    fp = rep.fingerprint
+    against = (
+        f"{fp.golden.name} ({fp.golden.version or 'working copy'}, {fp.golden.content_hash[:19]})"
+        if fp.golden
+        else f"{fp.qrels.name if fp.qrels else '?'}"
+    )
+    table = Table(
+        "metric",
+        "mean",
+        "95% CI",
+        "weighted",
+        "coverage",
+        "bounds",
+        title=f"[bold]{fp.run.name}[/bold] vs {against}",
+        caption=(
+            f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
+            f"{q.run_only} run-only ignored, {q.no_relevant} with no relevant document. "
+            f"weighted = traffic-weighted over strata. bounds = mean lowest/highest value over every "
+            f"labeling of the unlabeled documents. [yellow]![/yellow] coverage < {threshold:.0%}"
+        ),
+        caption_justify="left",
+    )
+    for name, m in rep.metrics.items():
+        table.add_row(
+            name,
+            f"{m.mean:.4f}",
+            f"{m.ci95[0]:.3f}–{m.ci95[1]:.3f}",
+            "-" if m.weighted_mean is None else f"{m.weighted_mean:.4f}",
+            _cov_cell(m.coverage, threshold),
+            f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
+        )
+    strata = sorted({s for m in rep.metrics.values() for s in m.by_stratum})
+    console = _Console(width=max(out.width, 110), record=True, force_terminal=out.is_terminal)
+    with console.capture() as cap:
+        console.print(table)
+        if len(strata) > 1:
+            by = Table(
+                "metric", *[f"{s} (n={_n(rep, s)})" for s in strata], title="by stratum: mean · coverage"
+            )
+            for name, m in rep.metrics.items():
+                by.add_row(name, *[_stratum_cell(m.by_stratum.get(s), threshold) for s in strata])
+            console.print(by)
+    return cap.get()
+
+
+def _n(rep: ScoreReport, stratum: str) -> int:
+    first = next(iter(rep.metrics.values()))
+    sub = first.by_stratum.get(stratum)
+    return sub.n if sub else 0
+
+
+def _stratum_cell(sub: Summary | None, threshold: float) -> str:
+    return "-" if sub is None else f"{sub.mean:.3f} · {_cov_cell(sub.coverage, threshold)}"
 
 
 # -- demo ------------------------------------------------------------------------------------

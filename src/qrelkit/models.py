@@ -217,3 +217,81 @@ class StoreStatus(_Model):
     skipped: int
     unlabeled_pool: int
     strata: list[StratumStatus]
+
+
+# -- score reports ------------------------------------------------------------------------------
+
+
+class GoldenFingerprint(_Model):
+    """Which golden set the numbers were computed over."""
+
+    name: str
+    version: str | None
+    """None for a working store that was not frozen."""
+    content_hash: str
+
+
+class FileFingerprint(_Model):
+    name: str
+    sha256: str
+
+
+class Fingerprint(_Model):
+    """Everything that must match for two score reports to be comparable."""
+
+    golden: GoldenFingerprint | None = None
+    qrels: FileFingerprint | None = None
+    run: FileFingerprint
+    metrics: list[str]
+    relevance_threshold: int
+    max_grade: int
+    tie_policy: str = "score desc, then doc id desc (byte order); rank column ignored"
+    query_policy: str = "golden-set queries; missing from run = 0; run-only ignored"
+    qrelkit_version: str
+
+
+class QueryCounts(_Model):
+    evaluated: int
+    missing_from_run: int
+    run_only: int
+    no_relevant: int
+    """Evaluated queries with no document at or above the relevance threshold."""
+
+
+class Summary(_Model):
+    """Aggregate of one metric over a set of queries (macro mean)."""
+
+    n: int
+    mean: float
+    sd: float
+    se: float
+    ci95: tuple[float, float]
+    coverage: float | None
+    """Mean judged coverage of the metric's window over queries that retrieved anything."""
+    bounds: tuple[float, float]
+    """Mean of the per-query lower and upper bounds."""
+    exact: bool
+    """False when some per-query bounds are a sound outer interval."""
+
+
+class MetricReport(Summary):
+    weighted_mean: float | None
+    """Sum over strata of traffic weight x stratum mean, weights renormalised over strata with queries."""
+    by_stratum: dict[str, Summary]
+
+
+class QueryScore(_Model):
+    value: float
+    coverage: float | None
+    bounds: tuple[float, float]
+
+
+class ScoreReport(_Model):
+    """What `qrelkit score --format json` writes for one run."""
+
+    fingerprint: Fingerprint
+    aggregation: str = "macro mean over evaluated queries"
+    queries: QueryCounts
+    strata_without_queries: list[str] = Field(default_factory=list)
+    metrics: dict[str, MetricReport]
+    per_query: dict[str, dict[str, QueryScore]] | None = None

@@ -20,6 +20,7 @@ each with any grade 0..max_grade (R and the ideal DCG change with them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
@@ -78,7 +79,8 @@ def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatA
     w = _window(r, k)
     rel = (w >= t).sum(axis=1)
     unl = (w == UNLABELED).sum(axis=1)
-    return rel / k, rel / k, (rel + unl) / k
+    value = rel.astype(np.float64) / k
+    return value, value, (rel + unl).astype(np.float64) / k
 
 
 def success(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -256,9 +258,11 @@ def compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
     return Scores(value=value, coverage=coverage(r, k), low=low, high=high, exact=exact)
 
 
-_AT_K = {
+_KernelAtK = Callable[[Ranked, int, int], tuple[FloatArray, FloatArray, FloatArray]]
+
+_AT_K: dict[str, _KernelAtK] = {
     "P": precision,
     "Success": success,
     "R": recall,
-    "Judged": lambda r, k, t: judged(r, k),
+    "Judged": lambda r, k, _t: judged(r, k),
 }

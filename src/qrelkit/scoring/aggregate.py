@@ -1,0 +1,94 @@
+"""Aggregation: macro means with spread and a 95% interval, per stratum and traffic-weighted."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ..models import Summary
+from .kernels import Scores
+
+_T975 = [
+    12.706204736,
+    4.302652730,
+    3.182446305,
+    2.776445105,
+    2.570581836,
+    2.446911851,
+    2.364624252,
+    2.306004135,
+    2.262157163,
+    2.228138852,
+    2.200985160,
+    2.178812830,
+    2.160368656,
+    2.144786688,
+    2.131449546,
+    2.119905299,
+    2.109815578,
+    2.100922040,
+    2.093024054,
+    2.085963447,
+    2.079613845,
+    2.073873068,
+    2.068657610,
+    2.063898562,
+    2.059538553,
+    2.055529439,
+    2.051830516,
+    2.048407142,
+    2.045229642,
+    2.042272456,
+]  # Student t 0.975 quantiles, df = 1..30
+
+
+def t975(df: int) -> float:
+    """The 0.975 quantile of Student's t with `df` degrees of freedom (table to 30, then the
+    Cornish-Fisher expansion, within 1e-5)."""
+    if df <= 0:
+        return math.nan
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959963984540054
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def summarize(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
+    """Macro mean, sample SD, SE and a Student-t 95% interval clipped to [0, 1]."""
+    values = scores.value[rows]
+    n = len(values)
+    mean = float(values.mean()) if n else 0.0
+    sd = float(values.std(ddof=1)) if n > 1 else 0.0
+    se = sd / math.sqrt(n) if n > 1 else 0.0
+    half = t975(n - 1) * se if n > 1 else 0.0
+    cov = scores.coverage[rows]
+    cov = cov[~np.isnan(cov)]
+    return Summary(
+        n=n,
+        mean=mean,
+        sd=sd,
+        se=se,
+        ci95=(max(0.0, mean - half), min(1.0, mean + half)),  # every measure lies in [0, 1]
+        coverage=float(cov.mean()) if len(cov) else None,
+        bounds=(float(scores.low[rows].mean()) if n else 0.0, float(scores.high[rows].mean()) if n else 0.0),
+        exact=bool(scores.exact[rows].all()),
+    )
+
+
+def weighted_mean(by_stratum: Mapping[str, Summary], weights: Mapping[str, float]) -> float | None:
+    """Sum of weight x mean over strata that have queries, weights renormalised; None if no weight."""
+    present = {s: weights.get(s, 0.0) for s, summary in by_stratum.items() if summary.n > 0}
+    total = sum(present.values())
+    if total <= 0:
+        return None
+    return sum(w * by_stratum[s].mean for s, w in present.items()) / total
+
+
+def strata_rows(query_strata: Sequence[str]) -> dict[str, npt.NDArray[np.int64]]:
+    rows: dict[str, list[int]] = {}
+    for i, s in enumerate(query_strata):
+        rows.setdefault(s, []).append(i)
+    return {s: np.array(v, dtype=np.int64) for s, v in sorted(rows.items())}

@@ -1,0 +1,166 @@
+"""qrelkit against trec_eval (pytrec-eval-terrier) per query, to 1e-9."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from oracle import trec_eval
+from qrelkit.errors import InputError, ScoringError
+from qrelkit.formats import trec
+from qrelkit.scoring import evaluate
+
+PAIRS = {  # qrelkit name -> trec_eval name
+    "P@1": "P_1",
+    "P@5": "P_5",
+    "P@10": "P_10",
+    "R@5": "recall_5",
+    "R@50": "recall_50",
+    "Success@1": "success_1",
+    "Hit@5": "success_5",
+    "RR": "recip_rank",
+    "nDCG@3": "ndcg_cut_3",
+    "nDCG@10": "ndcg_cut_10",
+    "nDCG": "ndcg",
+    "AP": "map",
+    "AP@5": "map_cut_5",
+    "Rprec": "Rprec",
+}
+TREC_MEASURES = [
+    "P.1,5,10",
+    "recall.5,50",
+    "success.1,5",
+    "recip_rank",
+    "ndcg_cut.3,10",
+    "ndcg",
+    "map",
+    "map_cut.5",
+    "Rprec",
+]
+DATA = Path(__file__).parent / "data" / "conformance"
+
+doc_ids = st.sampled_from([f"d{i}" for i in range(12)] + ["9", "10", "100", "D1"])
+scores = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, -1.0, 3.25])  # few values: many ties
+
+
+@st.composite
+def case(draw: st.DrawFn) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for i in range(draw(st.integers(1, 5))):
+        q = f"q{i}"
+        qrels[q] = draw(st.dictionaries(doc_ids, st.integers(-1, 3), max_size=8))
+        if draw(st.booleans()) or not qrels[q]:
+            run[q] = draw(st.dictionaries(doc_ids, scores, min_size=1, max_size=12))
+    if draw(st.booleans()):
+        run["run-only"] = {"d1": 1.0}
+    return qrels, run
+
+
+def compare(cases: list[tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]], level: int) -> int:
+    """Score every case with both engines; return how many query values were compared."""
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for n, (q, r) in enumerate(cases):
+        qrels.update({f"c{n}-{k}": v for k, v in q.items()})
+        run.update({f"c{n}-{k}": v for k, v in r.items()})
+    reference = trec_eval(qrels, run, TREC_MEASURES, level)
+    ours = evaluate(qrels, run, list(PAIRS), relevance_threshold=level).per_query()
+    compared = 0
+    for qid, values in ours.items():
+        if qid not in reference:
+            # pytrec_eval skips queries missing from the run or with no judgments; we score 0
+            assert qid not in run or not qrels[qid]
+            assert all(v == 0.0 for v in values.values())
+            continue
+        for name, trec_name in PAIRS.items():
+            assert values[name] == pytest.approx(reference[qid][trec_name], abs=1e-9), (qid, name)
+            compared += 1
+    assert not any(k.endswith("run-only") for k in ours)
+    return compared
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(case(), min_size=20, max_size=40), st.sampled_from([1, 2]))
+def test_generated_cases_agree_with_trec_eval(cases: list, level: int) -> None:  # type: ignore[type-arg]
+    compare(cases, level)  # asserts per query and measure
+
+
+@pytest.mark.parametrize(
+    "name", ["ties", "short_run", "only_rel0", "run_only", "qrels_only", "graded_l2", "rank_vs_score"]
+)
+@pytest.mark.parametrize("level", [1, 2])
+def test_conformance_fixtures_agree_with_trec_eval(name: str, level: int) -> None:
+    qrels: dict[str, dict[str, int]] = {}
+    for rec in trec.read_qrels(DATA / f"{name}.qrels"):
+        qrels.setdefault(rec.query_id, {})[rec.doc_id] = rec.grade
+    run: dict[str, dict[str, float]] = {}
+    for r in trec.read_run(DATA / f"{name}.run"):
+        run.setdefault(r.query_id, {})[r.doc_id] = r.score
+    assert compare([(qrels, run)], level) > 0
+
+
+def test_tie_order_is_doc_id_descending_by_bytes() -> None:
+    # '9' > '100' > '10' as bytes: only '10' is relevant, so it ranks third
+    ev = evaluate({"q": {"10": 1}}, {"q": {"9": 1.0, "10": 1.0, "100": 1.0}}, "RR")
+    assert ev.values("RR") == {"q": pytest.approx(1 / 3)}
+
+
+def test_duplicates_are_errors_naming_both_lines() -> None:
+    with pytest.raises(
+        InputError, match=r"dup_docs.run:\d+: document 'd1' appears twice .* \(first on line \d+\)"
+    ):
+        list(trec.read_run(DATA / "dup_docs.run"))
+    with pytest.raises(InputError, match=r"dup_qrels.qrels:\d+: duplicate judgment .* \(first on line \d+\)"):
+        list(trec.read_qrels(DATA / "dup_qrels.qrels"))
+    with pytest.raises(ScoringError, match="appears twice"):
+        evaluate({"q": {"a": 1}}, [("q", "a", 1.0), ("q", "a", 2.0)], "RR")
+
+
+def test_seed_example() -> None:
+    """Relevant A, B, C; ranking D, A, E, B, F."""
+    ev = evaluate(
+        {"q": {"A": 1, "B": 1, "C": 1}},
+        {"q": {"D": 5, "A": 4, "E": 3, "B": 2, "F": 1}},
+        "P@5,R@5,Success@5,RR",
+    )
+    values = ev.per_query()["q"]
+    assert values["P@5"] == pytest.approx(0.40)
+    assert round(values["R@5"], 3) == 0.667
+    assert values["Success@5"] == 1.0
+    assert values["RR"] == 0.5
+
+
+def test_rr_at_k_is_rr_of_the_top_k() -> None:
+    ev = evaluate({"q": {"c": 1}}, {"q": {"a": 3, "b": 2, "c": 1}}, "RR@2,RR@3,RR")
+    assert ev.per_query()["q"] == {"RR@2": 0.0, "RR@3": pytest.approx(1 / 3), "RR": pytest.approx(1 / 3)}
+
+
+def test_judged_at_k_divides_by_retrieved() -> None:
+    ev = evaluate({"q": {"a": 0, "b": 2}, "empty": {"a": 1}}, {"q": {"a": 3, "b": 2, "x": 1}}, "Judged@10")
+    assert ev.values("Judged@10") == {"q": pytest.approx(2 / 3), "empty": 0.0}
+    # coverage is undefined (NaN), not 0, when nothing was retrieved
+    cov = ev.scores["Judged@10"].coverage
+    assert cov[0] == pytest.approx(2 / 3) and cov[1] != cov[1]
+
+
+def test_exp_gain_and_per_measure_threshold() -> None:
+    qrels = {"q": {"a": 1, "b": 3}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    ev = evaluate(qrels, run, "nDCG(gain=exp)@2,P(rel=2)@2,P@2")
+    v = ev.per_query()["q"]
+    import math
+
+    dcg = 1 / 1 + 7 / math.log2(3)
+    idcg = 7 / 1 + 1 / math.log2(3)
+    assert v["nDCG(gain=exp)@2"] == pytest.approx(dcg / idcg)
+    assert v["P(rel=2)@2"] == 0.5 and v["P@2"] == 1.0
+
+
+@pytest.mark.parametrize("bad", ["Foo@10", "P", "Rprec@5", "nDCG(rel=2)@10", "P@0", "P(gain=exp)@5", "RR,RR"])
+def test_bad_measure_names_are_refused(bad: str) -> None:
+    with pytest.raises(ScoringError):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, bad)
