@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
 from math import comb
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -79,8 +80,8 @@ def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatA
     w = _window(r, k)
     rel = (w >= t).sum(axis=1)
     unl = (w == UNLABELED).sum(axis=1)
-    value = rel.astype(np.float64) / k
-    return value, value, (rel + unl).astype(np.float64) / k
+    value = cast(FloatArray, rel / k)
+    return value, value, cast(FloatArray, (rel + unl) / k)
 
 
 def success(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
