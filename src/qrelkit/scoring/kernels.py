@@ -86,8 +86,8 @@ def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatA
 
 def success(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     w = _window(r, k)
-    hit = (w >= t).any(axis=1).astype(np.float64)
-    could = ((w >= t) | (w == UNLABELED)).any(axis=1).astype(np.float64)
+    hit = cast(FloatArray, (w >= t).any(axis=1).astype(np.float64))
+    could = cast(FloatArray, ((w >= t) | (w == UNLABELED)).any(axis=1).astype(np.float64))
     return hit, hit, could
 
 
