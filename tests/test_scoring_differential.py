@@ -83,7 +83,7 @@ def compare(cases: list[tuple[dict[str, dict[str, int]], dict[str, dict[str, flo
     return compared
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(case(), min_size=20, max_size=40), st.sampled_from([1, 2]))
 def test_generated_cases_agree_with_trec_eval(cases: list, level: int) -> None:  # type: ignore[type-arg]
     compare(cases, level)  # asserts per query and measure

@@ -451,9 +451,19 @@ def score(
     min_coverage: float | None,
     out_path: Path | None,
 ) -> None:
-    """Score RUNS (TREC run files or JSONL) with coverage and bounds, against the store by default."""
-    from .scoring import evaluate  # numpy loads only when scoring
+    """Score RUNS (TREC run files or JSONL) with coverage and bounds, against the store by default.
 
+    \b
+    Measures (ir_measures names, trec_eval semantics):
+      P@k  R@k  Success@k (Hit@k)  RR  RR@k  nDCG  nDCG@k  AP  AP@k  Rprec  Judged@k
+      P(rel=2)@5       relevance threshold 2 for this measure only
+      nDCG(gain=exp)@10  gains 2^grade - 1 (default: gain = grade, as trec_eval)
+
+    Ties are broken by score, then document id descending (byte order); the rank column is
+    ignored. The golden set's queries are evaluated: a query missing from the run scores 0,
+    run-only queries are ignored, and the counts are reported. Unlabeled and skipped documents
+    count as not relevant for the value; coverage and bounds show what they leave open.
+    """
     if golden and qrels:
         raise UsageError("give --golden or --qrels, not both")
     if qrels:
@@ -472,30 +482,7 @@ def score(
     weights = {s.name: s.weight for s in source.info.strata}
     if strata_filter is not None:
         weights = {s: w for s, w in weights.items() if s in strata_filter}
-    scale = source.info.scale
-    reports = []
-    for run_path in runs:
-        rows = _read_run(run_path)
-        ev = evaluate(
-            source.labels,
-            ((r.query_id, r.doc_id, r.score) for r in rows),
-            metric_text,
-            queries=queries,
-            strata=source.strata,
-            weights=weights,
-            relevance_threshold=scale.relevance_threshold,
-            max_grade=scale.max_grade,
-        )
-        fingerprint = Fingerprint(
-            golden=source.golden,
-            qrels=source.qrels,
-            run=FileFingerprint(name=run_path.name, sha256=versioning.file_sha256(_read_bytes(run_path))),
-            metrics=[m.canonical for m in ev.measures],
-            relevance_threshold=scale.relevance_threshold,
-            max_grade=ev.ranked.max_grade,
-            qrelkit_version=__version__,
-        )
-        reports.append(ev.report(fingerprint, per_query=per_query))
+    reports = [score_run(source, run_path, metric_text, queries, weights, per_query) for run_path in runs]
 
     text = render_reports(reports, fmt, per_query=per_query, min_coverage=min_coverage)
     if out_path is None:
@@ -512,6 +499,41 @@ def score(
         if low:
             err.print(f"[bold red]coverage below {min_coverage:g}:[/bold red] " + "; ".join(low))
             ctx.exit(1)
+
+
+def score_run(
+    source: Golden,
+    run_path: Path,
+    metric_text: str,
+    queries: list[str],
+    weights: dict[str, float],
+    per_query: bool,
+) -> ScoreReport:
+    """Score one run file against `source` and wrap the result in a fingerprinted report."""
+    from .scoring import evaluate  # numpy loads only when scoring
+
+    scale = source.info.scale
+    rows = _read_run(run_path)
+    ev = evaluate(
+        source.labels,
+        ((r.query_id, r.doc_id, r.score) for r in rows),
+        metric_text,
+        queries=queries,
+        strata=source.strata,
+        weights=weights,
+        relevance_threshold=scale.relevance_threshold,
+        max_grade=scale.max_grade,
+    )
+    fingerprint = Fingerprint(
+        golden=source.golden,
+        qrels=source.qrels,
+        run=FileFingerprint(name=run_path.name, sha256=versioning.file_sha256(_read_bytes(run_path))),
+        metrics=[m.canonical for m in ev.measures],
+        relevance_threshold=scale.relevance_threshold,
+        max_grade=ev.ranked.max_grade,
+        qrelkit_version=__version__,
+    )
+    return ev.report(fingerprint, per_query=per_query)
 
 
 def coverage_violations(reports: list[ScoreReport], threshold: float) -> list[str]:
@@ -690,6 +712,45 @@ def _stratum_cell(sub: Summary | None, threshold: float) -> str:
     return "-" if sub is None else f"{sub.mean:.3f} · {_cov_cell(sub.coverage, threshold)}"
 
 
+# -- schemas ---------------------------------------------------------------------------------
+
+
+@cli.group()
+def schemas() -> None:
+    """JSON Schemas of qrelkit's files, generated from its models."""
+
+
+_SCHEMA_DIR = click.option(
+    "--dir", "folder", type=click.Path(file_okay=False, path_type=Path), default="schemas", show_default=True
+)
+
+
+@schemas.command("write")
+@_SCHEMA_DIR
+def schemas_write(folder: Path) -> None:
+    """Regenerate every schema file."""
+    from . import schemas as generated
+
+    for name, model in generated.SCHEMAS.items():
+        with atomic_write(folder / name) as stream:
+            stream.write(generated.render(model))
+    out.print(f"wrote {len(generated.SCHEMAS)} schemas to {folder}")
+
+
+@schemas.command("check")
+@_SCHEMA_DIR
+@click.pass_context
+def schemas_check(ctx: click.Context, folder: Path) -> None:
+    """Exit 1 if a committed schema differs from the models."""
+    from . import schemas as generated
+
+    stale = generated.drift(folder)
+    if stale:
+        err.print(f"[bold red]out of date:[/bold red] {', '.join(stale)} (run `{generated.FIX}`)")
+        ctx.exit(1)
+    out.print(f"{len(generated.SCHEMAS)} schemas up to date")
+
+
 # -- demo ------------------------------------------------------------------------------------
 
 
@@ -732,8 +793,14 @@ def _demo_report(store: Store, folder: Path) -> None:
     out.print(
         f"[bold]{st.name}[/bold] ({folder}): {st.queries} queries in {len(st.strata)} strata, "
         f"{st.documents} passages, {sum(st.labels.values())} labels, {st.skipped} skipped, "
-        f"{st.unlabeled_pool} pooled but unlabeled"
+        f"{st.unlabeled_pool} pooled but unlabeled\n"
     )
+    source = _golden_from_store(store)
+    weights = {s.name: s.weight for s in source.info.strata}
+    for run_path in sorted((folder / "runs").glob("*.run")):
+        report = score_run(source, run_path, ",".join(DEFAULT_METRICS), source.queries, weights, False)
+        out.print(_table(report, None), end="")
+        out.print()
 
 
 def main() -> None:

@@ -1,0 +1,40 @@
+"""JSON Schemas of qrelkit's files, generated from the pydantic models (never edited by hand).
+
+`qrelkit schemas write` regenerates `schemas/`; `qrelkit schemas check` (and a test) fail when the
+committed files drift from the models.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from .models import Judgment, Label, Query, ScoreReport
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "query.schema.json": Query,
+    "judgment.schema.json": Judgment,
+    "label.schema.json": Label,
+    "score-report.schema.json": ScoreReport,
+}
+"""File name -> model; line schemas validate one JSONL line."""
+
+FIX = "qrelkit schemas write"
+"""What to run when the committed schemas and the models disagree."""
+
+
+def render(model: type[BaseModel]) -> str:
+    schema = model.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def drift(folder: Path) -> list[str]:
+    """Names of schema files that are missing or differ from the models."""
+    return [
+        name
+        for name, model in SCHEMAS.items()
+        if not (folder / name).exists() or (folder / name).read_text(encoding="utf-8") != render(model)
+    ]
