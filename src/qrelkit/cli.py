@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -39,6 +39,9 @@ from .scoring.measures import DEFAULT_METRICS
 from .storage import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:
+    from .scoring import Columns
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -356,8 +359,10 @@ def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
 class Golden:
     """What a score is computed against: labels, the evaluated queries and their strata."""
 
-    labels: dict[str, dict[str, int]]
-    queries: list[str]
+    labels: Columns
+    labels_hash: Any
+    queries: list[str] | None
+    """None: the queries of a qrels file, in file order."""
     strata: dict[str, str]
     info: GoldenSetInfo
     golden: GoldenFingerprint | None
@@ -365,15 +370,15 @@ class Golden:
 
 
 def _golden_from_store(store: Store, version: str | None = None) -> Golden:
+    from .scoring import Columns
+
     info = store.info()
     queries = store.queries()
     labels = store.labels()
-    table: dict[str, dict[str, int]] = {}
-    for lab in labels:
-        table.setdefault(lab.query_id, {})[lab.doc_id] = lab.grade
     digest = versioning.content_hash(info, queries, labels, versioning.documents_hash(store.documents()))
     return Golden(
-        labels=table,
+        labels=Columns.from_rows([(lab.query_id, lab.doc_id, lab.grade) for lab in labels], integer=True),
+        labels_hash=None,
         queries=[q.id for q in queries],
         strata={q.id: q.stratum for q in queries},
         info=info,
@@ -383,30 +388,38 @@ def _golden_from_store(store: Store, version: str | None = None) -> Golden:
 
 
 def _golden_from_qrels(path: Path) -> Golden:
-    table: dict[str, dict[str, int]] = {}
-    for rec in trec.read_qrels(path):
-        table.setdefault(rec.query_id, {})[rec.doc_id] = rec.grade
-    top = max((g for docs in table.values() for g in docs.values()), default=1)
-    info = GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1)))
+    from .scoring import Columns, trec_columns
+
+    data = _read_bytes(path)
+    parsed = trec_columns(data, "qrels") if not path.name.endswith(".gz") else None
+    if parsed is None:  # irregular or compressed: the exact reader streams it and names any bad line
+        labels = Columns.from_rows(
+            [(r.query_id, r.doc_id, r.grade) for r in trec.read_qrels(path)], integer=True
+        )
+        labels_hash = None
+    else:
+        labels, labels_hash = parsed.columns, parsed.doc_hash
+    top = int(labels.value.max(initial=1))
     return Golden(
-        labels=table,
-        queries=list(table),
+        labels=labels,
+        labels_hash=labels_hash,
+        queries=None,
         strata={},
-        info=info,
+        info=GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1))),
         golden=None,
-        qrels=FileFingerprint(name=path.name, sha256=versioning.file_sha256(_read_bytes(path))),
+        qrels=FileFingerprint(name=path.name, sha256=versioning.file_sha256(data)),
     )
 
 
 def _read_bytes(path: Path) -> bytes:
+    if path.is_dir():
+        raise InputError("is a folder, not a file", "name a file", path=str(path))
     try:
         return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", "check the path", path=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
-
-
-def _read_run(path: Path) -> list[trec.RunRecord]:
-    return list(jsonl.read_run(path) if _is_jsonl(path) else trec.read_run(path))
 
 
 def _resolve_metrics(
@@ -478,7 +491,7 @@ def score(
     metric_text, strata_filter = _resolve_metrics(metrics, profile, source.info)
     queries = source.queries
     if strata_filter is not None:
-        queries = [q for q in queries if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
+        queries = [q for q in queries or [] if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
     weights = {s.name: s.weight for s in source.info.strata}
     if strata_filter is not None:
         weights = {s: w for s, w in weights.items() if s in strata_filter}
@@ -505,29 +518,38 @@ def score_run(
     source: Golden,
     run_path: Path,
     metric_text: str,
-    queries: list[str],
+    queries: list[str] | None,
     weights: dict[str, float],
     per_query: bool,
 ) -> ScoreReport:
     """Score one run file against `source` and wrap the result in a fingerprinted report."""
-    from .scoring import evaluate  # numpy loads only when scoring
+    from .scoring import Columns, evaluate_columns, trec_columns  # numpy loads only when scoring
 
     scale = source.info.scale
-    rows = _read_run(run_path)
-    ev = evaluate(
+    data = _read_bytes(run_path)
+    parsed = None if _is_jsonl(run_path) or run_path.name.endswith(".gz") else trec_columns(data, "run")
+    if parsed is None:  # JSONL, compressed or irregular: the exact reader names any bad line
+        reader = jsonl.read_run(run_path) if _is_jsonl(run_path) else trec.read_run(run_path)
+        run, run_hash = Columns.from_rows([(r.query_id, r.doc_id, r.score) for r in reader]), None
+    else:
+        run, run_hash = parsed.columns, parsed.doc_hash
+    ev = evaluate_columns(
         source.labels,
-        ((r.query_id, r.doc_id, r.score) for r in rows),
+        run,
         metric_text,
         queries=queries,
         strata=source.strata,
         weights=weights,
         relevance_threshold=scale.relevance_threshold,
         max_grade=scale.max_grade,
+        qrels_hash=source.labels_hash,
+        run_hash=run_hash,
+        run_unique=True,  # both readers refuse duplicate (query, doc) pairs
     )
     fingerprint = Fingerprint(
         golden=source.golden,
         qrels=source.qrels,
-        run=FileFingerprint(name=run_path.name, sha256=versioning.file_sha256(_read_bytes(run_path))),
+        run=FileFingerprint(name=run_path.name, sha256=versioning.file_sha256(data)),
         metrics=[m.canonical for m in ev.measures],
         relevance_threshold=scale.relevance_threshold,
         max_grade=ev.ranked.max_grade,

@@ -5,7 +5,18 @@
 never files; loads neither textual nor sqlite.
 """
 
-from .evaluate import Evaluation, evaluate
+from .columns import Columns, trec_columns
+from .evaluate import Evaluation, evaluate, evaluate_columns
 from .measures import DEFAULT_METRICS, Measure, parse_measure, parse_measures
 
-__all__ = ["DEFAULT_METRICS", "Evaluation", "Measure", "evaluate", "parse_measure", "parse_measures"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "Columns",
+    "Evaluation",
+    "Measure",
+    "evaluate",
+    "evaluate_columns",
+    "parse_measure",
+    "parse_measures",
+    "trec_columns",
+]

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
+from .columns import Columns
 
 UNLABELED = -1
 ABSENT = -2
@@ -106,4 +107,124 @@ def rank(
         max_grade=max_grade,
         in_run=n_ret > 0,
         run_only=len(run_only),
+    )
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _codes(values: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_]) -> IntArray:
+    """Index of each value in the sorted vocabulary, -1 when absent (exact comparison)."""
+    if len(vocab_sorted) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(vocab_sorted, values), len(vocab_sorted) - 1)
+    return np.where(vocab_sorted[pos] == values, pos, -1).astype(np.int64)
+
+
+def _run_query_codes(query: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_]) -> IntArray:
+    """Like `_codes`, but looks up only where the query changes (runs are grouped by query)."""
+    if len(query) == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = np.concatenate(([True], query[1:] != query[:-1]))
+    heads = np.flatnonzero(change)
+    head_codes = _codes(query[heads], vocab_sorted)
+    return np.asarray(head_codes[np.cumsum(change) - 1], dtype=np.int64)
+
+
+def rank_columns(
+    qrels: Columns,
+    qrels_hash: npt.NDArray[np.uint64],
+    run: Columns,
+    run_hash: npt.NDArray[np.uint64],
+    *,
+    queries: list[str] | None = None,
+    max_grade: int | None = None,
+    run_unique: bool = False,
+) -> Ranked | None:
+    """Vectorised `rank`: the same result from columns, or None when a duplicate (or a hash
+    collision, verified exactly) needs the exact path to report or resolve it. `run_unique`
+    skips the run's duplicate check when the parser already made it."""
+    if queries is None:
+        _, first = np.unique(qrels.query, return_index=True)
+        qids = [q.decode("utf-8") for q in qrels.query[np.sort(first)]]
+    else:
+        qids = list(dict.fromkeys(queries))
+    vocab = np.array([q.encode("utf-8") for q in qids] or [b""], dtype=np.bytes_)[: len(qids)]
+    order = np.argsort(vocab, kind="stable")
+    vocab_sorted = vocab[order]
+    to_eval = order  # sorted position -> evaluated index
+
+    # qrels: codes, keys, duplicates
+    qq = _codes(qrels.query, vocab_sorted)
+    keep = qq >= 0
+    q_code = to_eval[qq[keep]] if keep.any() else np.zeros(0, np.int64)
+    q_doc = qrels.doc[keep]
+    q_grade = np.asarray(qrels.value[keep], dtype=np.int64)
+    q_key = qrels_hash[keep] + q_code.astype(np.uint64) * _MIX
+    key_order = np.argsort(q_key, kind="stable")
+    q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
+    if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
+        return None
+    top = int(q_grade.max(initial=1))
+    max_grade = max(max_grade if max_grade is not None else 1, top, 1)
+
+    # run: codes, duplicates, join
+    rq = _run_query_codes(run.query, vocab_sorted)
+    run_only = len(np.unique(run.query[rq < 0])) if (rq < 0).any() else 0
+    sel = rq >= 0
+    r_code = to_eval[rq[sel]] if sel.any() else np.zeros(0, np.int64)
+    r_doc = run.doc[sel]
+    r_score = np.asarray(run.value[sel], dtype=np.float64)
+    r_key = run_hash[sel] + r_code.astype(np.uint64) * _MIX
+    if not run_unique:
+        sorted_keys = np.sort(r_key)
+        if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
+            return None
+    if len(q_key):
+        pos = np.minimum(np.searchsorted(q_key, r_key), len(q_key) - 1)
+        hit = q_key[pos] == r_key
+        if not (q_doc[pos[hit]] == r_doc[hit]).all() or not (q_code[pos[hit]] == r_code[hit]).all():
+            return None
+        r_grade = np.where(hit, q_grade[pos], UNLABELED)
+        r_grade = np.where(r_grade < 0, UNLABELED, r_grade)
+    else:
+        r_grade = np.full(len(r_key), UNLABELED, dtype=np.int64)
+
+    # rank: score descending, ties by doc id descending (bytes)
+    srt = np.lexsort((-r_score, r_code))
+    s_code, s_score = r_code[srt], r_score[srt]
+    tied = np.zeros(len(srt), dtype=bool)
+    if len(srt) > 1:
+        same = (s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1])
+        tied[1:] |= same
+        tied[:-1] |= same
+    if tied.any():
+        where = np.flatnonzero(tied)
+        block = np.cumsum(
+            np.concatenate(([True], ~((s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1]))))
+        )
+        sub = srt[where]
+        perm = np.lexsort((r_doc[sub], -block[where]))[::-1]
+        srt[where] = sub[perm]
+    s_code = r_code[srt]
+    n_q = len(qids)
+    n_ret = np.bincount(s_code, minlength=n_q).astype(np.int64) if len(s_code) else np.zeros(n_q, np.int64)
+    depth = int(n_ret.max(initial=0))
+    first = np.concatenate(([0], np.cumsum(n_ret)[:-1])) if n_q else np.zeros(0, np.int64)
+    # rows are grouped by evaluated index because the lexsort's primary key is the code
+    rank_in_query = np.arange(len(srt)) - first[s_code] if len(srt) else np.zeros(0, np.int64)
+    grades = np.full((n_q, max(depth, 1)), ABSENT, dtype=np.int16)
+    grades[s_code, rank_in_query] = r_grade[srt]
+
+    counts = np.zeros((n_q, max_grade + 1), dtype=np.int64)
+    labeled = q_grade >= 0
+    np.add.at(counts, (q_code[labeled], q_grade[labeled]), 1)
+    return Ranked(
+        query_ids=qids,
+        grades=grades,
+        n_ret=n_ret,
+        label_counts=counts,
+        max_grade=max_grade,
+        in_run=n_ret > 0,
+        run_only=run_only,
     )

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ScoringError
 from ..models import (
@@ -19,7 +20,8 @@ from ..models import (
     ScoreReport,
 )
 from .aggregate import strata_rows, summarize, weighted_mean
-from .arrays import Ranked, rank
+from .arrays import Ranked, rank, rank_columns
+from .columns import Columns, hash_docs
 from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure, parse_measures
 
@@ -111,19 +113,23 @@ def _nan_to_none(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def _labels_dict(qrels: QrelsLike) -> dict[str, dict[str, int]]:
+def _qrels_columns(qrels: QrelsLike) -> tuple[Columns, list[str]]:
     if isinstance(qrels, Mapping):
-        return {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in qrels.items()}
-    out: dict[str, dict[str, int]] = {}
-    for label in qrels:
-        out.setdefault(label.query_id, {})[label.doc_id] = label.grade
-    return out
+        rows = [(str(q), str(d), int(g)) for q, docs in qrels.items() for d, g in docs.items()]
+        queries = [str(q) for q in qrels]
+    else:
+        labels = list(qrels)
+        rows = [(lab.query_id, lab.doc_id, lab.grade) for lab in labels]
+        queries = list(dict.fromkeys(lab.query_id for lab in labels))
+    return Columns.from_rows(rows, integer=True), queries  # type: ignore[arg-type]
 
 
-def _run_rows(run: RunLike) -> Iterable[tuple[str, str, float]]:
+def _run_columns(run: RunLike) -> Columns:
     if isinstance(run, Mapping):
-        return ((str(q), str(d), float(s)) for q, docs in run.items() for d, s in docs.items())
-    return ((r[0], r[1], float(r[2])) for r in run)
+        rows = [(str(q), str(d), float(s)) for q, docs in run.items() for d, s in docs.items()]
+    else:
+        rows = [(r[0], r[1], float(r[2])) for r in run]
+    return Columns.from_rows(rows)
 
 
 def evaluate(
@@ -150,11 +156,55 @@ def evaluate(
     :param max_grade: top of the grade scale (default: the highest grade in `qrels`); bounds let
         unlabeled documents take any grade up to it.
     """
+    qrels_columns, qrels_queries = _qrels_columns(qrels)
+    return evaluate_columns(
+        qrels_columns,
+        _run_columns(run),
+        metrics,
+        queries=list(queries) if queries is not None else qrels_queries,
+        strata=strata,
+        weights=weights,
+        relevance_threshold=relevance_threshold,
+        max_grade=max_grade,
+    )
+
+
+def evaluate_columns(
+    qrels: Columns,
+    run: Columns,
+    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    *,
+    queries: Sequence[str] | None = None,
+    strata: Mapping[str, str] | None = None,
+    weights: Mapping[str, float] | None = None,
+    relevance_threshold: int = 1,
+    max_grade: int | None = None,
+    qrels_hash: npt.NDArray[np.uint64] | None = None,
+    run_hash: npt.NDArray[np.uint64] | None = None,
+    run_unique: bool = False,
+) -> Evaluation:
+    """`evaluate` over columns (what the fast TREC parser returns); same semantics."""
     measures = parse_measures(metrics if isinstance(metrics, str) else list(metrics))
     if relevance_threshold < 1:
         raise ScoringError("the relevance threshold must be at least 1")
-    labels = _labels_dict(qrels)
-    ranked = rank(labels, _run_rows(run), queries=queries, max_grade=max_grade)
+    query_list = list(queries) if queries is not None else None
+    ranked = rank_columns(
+        qrels,
+        qrels_hash if qrels_hash is not None else hash_docs(qrels.doc),
+        run,
+        run_hash if run_hash is not None else hash_docs(run.doc),
+        queries=query_list,
+        max_grade=max_grade,
+        run_unique=run_unique,
+    )
+    if ranked is None:  # a duplicate or a hash collision: the exact path reports or resolves it
+        labels: dict[str, dict[str, int]] = {}
+        for q, d, g in zip(qrels.query, qrels.doc, qrels.value, strict=True):
+            labels.setdefault(q.decode(), {})[d.decode()] = int(g)
+        rows = (
+            (q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True)
+        )
+        ranked = rank(labels, rows, queries=query_list, max_grade=max_grade)
     scores = {m.name: compute(ranked, m, relevance_threshold) for m in measures}
     strata = strata or {}
     return Evaluation(

@@ -1,0 +1,94 @@
+"""The fast columnar parser agrees with the exact line-by-line reader, or steps aside."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qrelkit.formats import trec
+from qrelkit.scoring import trec_columns
+from qrelkit.scoring.arrays import rank, rank_columns
+from qrelkit.scoring.columns import Columns, hash_docs
+
+
+def _random_run(rnd: random.Random) -> str:
+    lines = []
+    for q in range(rnd.randint(1, 6)):
+        docs = rnd.sample([f"d{i}" for i in range(40)] + ["9", "10", "100", "Doc-1.x"], rnd.randint(1, 12))
+        for rank_, d in enumerate(docs, 1):
+            score = rnd.choice(["1", "2.5", "-3e-2", "7", "0.125", "1e3"])
+            lines.append(f"q{q}{rnd.choice([' ', '  ', chr(9)])}Q0 {d} {rank_} {score} run")
+    return "\n".join(lines) + rnd.choice(["", "\n", "\r\n"])
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_fast_run_columns_equal_the_exact_reader(tmp_path: Path, seed: int) -> None:
+    rnd = random.Random(seed)
+    text = _random_run(rnd)
+    path = tmp_path / "r.run"
+    path.write_text(text, newline="")
+    parsed = trec_columns(path.read_bytes(), "run")
+    assert parsed is not None
+    fast = sorted(
+        zip(
+            parsed.columns.query.tolist(),
+            parsed.columns.doc.tolist(),
+            parsed.columns.value.tolist(),
+            strict=True,
+        )
+    )
+    exact = sorted((r.query_id.encode(), r.doc_id.encode(), r.score) for r in trec.read_run(path))
+    assert fast == exact
+    assert (parsed.doc_hash == hash_docs(parsed.columns.doc)).all()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 2.0 r\n# comment\nq1 Q0 d2 2 1.0 r\n",
+        "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0\n",
+        "q1 Q0 d1 1 nan r\n",
+        "q1 Q0 d1 1 x r\n",
+        "q1 Q0 d1 1 2.0 r\nq1 Q0 d1 2 1.0 r\n",
+        "q1 Q0 dé 1 2.0 r\n",
+    ],
+)
+def test_irregular_runs_go_to_the_exact_reader(text: str) -> None:
+    assert trec_columns(text.encode(), "run") is None
+
+
+def test_fast_qrels_columns(tmp_path: Path) -> None:
+    parsed = trec_columns(b"q1 0 a 2\nq1 0 b -1\nq2 0 a 0\n", "qrels")
+    assert parsed is not None
+    assert parsed.columns.value.tolist() == [2, -1, 0]
+    assert trec_columns(b"q1 0 a 2.5\n", "qrels") is None
+    assert trec_columns(b"q1 0 a 2\nq1 0 a 1\n", "qrels") is None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_vectorised_ranking_equals_the_reference(seed: int) -> None:
+    rnd = random.Random(seed)
+    pool = ["9", "10", "100", "d1", "d2", "D", "x1", "x2", "y"]
+    qrels = {
+        f"q{i}": {rnd.choice(pool): rnd.randint(-1, 3) for _ in range(rnd.randint(0, 6))} for i in range(4)
+    }
+    seen: set[tuple[str, str]] = set()
+    run = []
+    for _ in range(rnd.randint(0, 30)):
+        q, d = f"q{rnd.randint(0, 5)}", rnd.choice(pool)
+        if (q, d) not in seen:
+            seen.add((q, d))
+            run.append((q, d, float(rnd.choice([0, 1, 2, 0.5]))))
+    a = rank(qrels, run)
+    qc = Columns.from_rows([(q, d, g) for q, v in qrels.items() for d, g in v.items()], integer=True)
+    rc = Columns.from_rows(run)
+    b = rank_columns(qc, hash_docs(qc.doc), rc, hash_docs(rc.doc), queries=list(qrels))
+    assert b is not None
+    assert (a.query_ids, a.run_only, a.max_grade) == (b.query_ids, b.run_only, b.max_grade)
+    width = max(a.depth, b.depth)
+    pad = lambda g: np.pad(g, ((0, 0), (0, width - g.shape[1])), constant_values=-2)  # noqa: E731
+    assert (pad(a.grades) == pad(b.grades)).all()
+    assert (a.label_counts == b.label_counts).all() and (a.n_ret == b.n_ret).all()
