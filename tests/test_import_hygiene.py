@@ -33,7 +33,9 @@ def test_only_storage_imports_sqlite_utils() -> None:
 
     src = Path(__file__).resolve().parents[1] / "src" / "qrelkit"
     users = sorted(
-        str(p.relative_to(src)) for p in src.rglob("*.py") if "sqlite_utils" in p.read_text(encoding="utf-8")
+        str(p.relative_to(src))
+        for p in src.rglob("*.py")
+        if any("sqlite_utils" in m for m in _imported_modules(p))
     )
     assert users == ["storage.py"]
 

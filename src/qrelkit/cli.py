@@ -36,12 +36,12 @@ from .models import (
     Summary,
 )
 from .scoring.measures import DEFAULT_METRICS
-from .storage import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from .scoring import Columns
+    from .storage import Store
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -86,6 +86,8 @@ def cli(ctx: click.Context, db: Path) -> None:
 
 
 def _store(ctx: click.Context, *, create: bool = False) -> Store:
+    from .storage import Store  # sqlite_utils loads only for commands that use the store
+
     path: Path = ctx.obj["db"]
     if not create and not path.exists():
         raise UsageError(f"no store at {path}", "create one with `qrelkit init`, or pass --db PATH")
@@ -482,6 +484,8 @@ def score(
     if qrels:
         source = _golden_from_qrels(qrels)
     elif golden:
+        from .storage import Store
+
         scratch = Store.memory()
         scratch.load_golden(golden)
         source = _golden_from_store(scratch, version=None)
@@ -795,6 +799,8 @@ def bundled_golden(name: str = "pydocs") -> Path:
 )
 def demo(keep: Path | None) -> None:
     """Load the bundled `pydocs` golden set into a scratch store and report on it."""
+    from .storage import Store
+
     folder = bundled_golden()
     with tempfile.TemporaryDirectory() as tmp:
         path = keep or Path(tmp) / "demo.db"

@@ -1,13 +1,28 @@
 """Scoring: trec_eval-exact measures with judged coverage and bounds.
 
 `measures` declares what to compute, `kernels` computes it over the integer-coded arrays that
-`arrays` builds, `aggregate` summarises, `evaluate` ties them together. Takes arrays and models,
-never files; loads neither textual nor sqlite.
+`arrays` builds (from `columns`), `aggregate` summarises, `evaluate` ties them together. Takes
+arrays and models, never files; loads neither textual nor sqlite. numpy is imported on first use
+of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
 """
 
-from .columns import Columns, trec_columns
-from .evaluate import Evaluation, evaluate, evaluate_columns
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .measures import DEFAULT_METRICS, Measure, parse_measure, parse_measures
+
+if TYPE_CHECKING:
+    from .columns import Columns, trec_columns
+    from .evaluation import Evaluation, evaluate, evaluate_columns
+
+_LAZY = {
+    "Columns": "columns",
+    "trec_columns": "columns",
+    "Evaluation": "evaluation",
+    "evaluate": "evaluation",
+    "evaluate_columns": "evaluation",
+}
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -20,3 +35,11 @@ __all__ = [
     "parse_measures",
     "trec_columns",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -111,6 +112,39 @@ def rank(
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_BITMAP = 1 << 23
+"""Slots of the prefilter bitmap used by the qrels join (1 MiB of booleans... times 8)."""
+
+
+def _ranked_order(code: IntArray, score: npt.NDArray[np.float64]) -> IntArray:
+    """Row order by (query code, score descending), stable. Runs usually come grouped by query
+    and ranked already; then only the groups are reordered, in O(n)."""
+    n = len(code)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    boundary = code[1:] != code[:-1]
+    if ((score[1:] <= score[:-1]) | boundary).all():
+        starts = np.flatnonzero(np.concatenate(([True], boundary)))
+        block_codes = code[starts]
+        if len(np.unique(block_codes)) == len(block_codes):
+            lengths = np.diff(np.append(starts, n))
+            order = np.argsort(block_codes, kind="stable")
+            sizes = lengths[order]
+            shift = starts[order] - np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            return np.asarray(np.repeat(shift, sizes) + np.arange(n), dtype=np.int64)
+    return np.asarray(np.lexsort((-score, code)), dtype=np.int64)
+
+
+def _byte_order_keys(
+    docs: npt.NDArray[np.bytes_],
+) -> tuple[npt.NDArray[np.uint64] | npt.NDArray[np.bytes_], ...]:
+    """Sort keys that order ids as bytes compare (strcmp): big-endian 64-bit words when ids are
+    short, the bytes themselves otherwise. Least significant key first, as `np.lexsort` wants."""
+    width = docs.dtype.itemsize
+    if width > 16:
+        return (docs,)
+    words = np.frombuffer(docs.astype("S16").tobytes(), dtype=">u8").reshape(len(docs), 2).astype(np.uint64)
+    return (words[:, 1], words[:, 0])
 
 
 def _codes(values: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_]) -> IntArray:
@@ -180,18 +214,21 @@ def rank_columns(
         sorted_keys = np.sort(r_key)
         if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
             return None
+    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int64)
     if len(q_key):
-        pos = np.minimum(np.searchsorted(q_key, r_key), len(q_key) - 1)
-        hit = q_key[pos] == r_key
-        if not (q_doc[pos[hit]] == r_doc[hit]).all() or not (q_code[pos[hit]] == r_code[hit]).all():
+        # a bitmap of qrels keys rules out most run rows before the binary search
+        bits = np.zeros(_BITMAP, dtype=bool)
+        bits[q_key & np.uint64(_BITMAP - 1)] = True
+        cand = np.flatnonzero(bits[r_key & np.uint64(_BITMAP - 1)])
+        pos = np.minimum(np.searchsorted(q_key, r_key[cand]), len(q_key) - 1)
+        hit = q_key[pos] == r_key[cand]
+        rows, pos = cand[hit], pos[hit]
+        if not (q_doc[pos] == r_doc[rows]).all() or not (q_code[pos] == r_code[rows]).all():
             return None
-        r_grade = np.where(hit, q_grade[pos], UNLABELED)
-        r_grade = np.where(r_grade < 0, UNLABELED, r_grade)
-    else:
-        r_grade = np.full(len(r_key), UNLABELED, dtype=np.int64)
+        r_grade[rows] = np.where(q_grade[pos] < 0, UNLABELED, q_grade[pos])
 
     # rank: score descending, ties by doc id descending (bytes)
-    srt = np.lexsort((-r_score, r_code))
+    srt = _ranked_order(r_code, r_score)
     s_code, s_score = r_code[srt], r_score[srt]
     tied = np.zeros(len(srt), dtype=bool)
     if len(srt) > 1:
@@ -204,7 +241,7 @@ def rank_columns(
             np.concatenate(([True], ~((s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1]))))
         )
         sub = srt[where]
-        perm = np.lexsort((r_doc[sub], -block[where]))[::-1]
+        perm = np.lexsort((*_byte_order_keys(r_doc[sub]), -block[where]))[::-1]
         srt[where] = sub[perm]
     s_code = r_code[srt]
     n_q = len(qids)

@@ -10,6 +10,7 @@ decides what is an error; it only makes the regular case fast.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -42,22 +43,22 @@ class Columns:
 
 
 def _cut(
-    buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]
-) -> tuple[npt.NDArray[np.bytes_], npt.NDArray[np.uint64]]:
-    """Tokens as a fixed-width bytes array, and a 64-bit FNV-1a hash of each."""
+    buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64], *, hashed: bool
+) -> tuple[npt.NDArray[np.bytes_], npt.NDArray[np.uint64] | None]:
+    """Tokens as a fixed-width bytes array, and (if `hashed`) a 64-bit FNV-1a hash of each."""
     n = len(starts)
     lengths = ends - starts
     width = int(lengths.max(initial=1))
     out = np.zeros((n, width), dtype=np.uint8)
-    hashes = np.empty(n, dtype=np.uint64)
-    cols = np.arange(width)
+    hashes = np.empty(n, dtype=np.uint64) if hashed else None
+    cols = np.arange(width, dtype=np.int64)
     for lo in range(0, n, CHUNK):
         hi = min(n, lo + CHUNK)
-        idx = starts[lo:hi, None] + cols[None, :]
-        mask = cols[None, :] < lengths[lo:hi, None]
-        chars = np.where(mask, buf[np.minimum(idx, len(buf) - 1)], 0).astype(np.uint8)
+        chars = buf.take(starts[lo:hi, None] + cols[None, :], mode="clip")
+        chars[cols[None, :] >= lengths[lo:hi, None]] = 0
         out[lo:hi] = chars
-        hashes[lo:hi] = _fnv(chars, lengths[lo:hi])
+        if hashes is not None:
+            hashes[lo:hi] = _fnv(chars, lengths[lo:hi])
     return out.view(f"S{width}").ravel(), hashes
 
 
@@ -70,10 +71,37 @@ def _fnv(chars: npt.NDArray[np.uint8], lengths: npt.NDArray[np.int64]) -> npt.ND
     return h
 
 
+def _group_codes(values: npt.NDArray[np.bytes_]) -> npt.NDArray[np.int64]:
+    """An integer per distinct value, computed where the value changes (files are grouped)."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = np.concatenate(([True], values[1:] != values[:-1]))
+    heads = np.flatnonzero(change)
+    _, head_codes = np.unique(values[heads], return_inverse=True)
+    return np.asarray(head_codes.ravel()[np.cumsum(change) - 1], dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class Parsed:
     columns: Columns
     doc_hash: npt.NDArray[np.uint64]
+
+
+def _tokens(buf: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Start and end offsets of the white-space separated tokens."""
+    space = buf <= 32
+    seps = np.flatnonzero(space)
+    # the common layout: one separator byte between tokens, no blank lines, no leading space
+    if len(seps) and seps[0] > 0 and not (np.diff(seps) == 1).any():
+        ends = seps if space[-1] else np.concatenate((seps, [len(buf)]))
+        starts = np.concatenate(([0], seps[: len(ends) - 1] + 1))
+        return starts, ends
+    edges = np.flatnonzero(space[1:] != space[:-1]) + 1
+    if not space[0]:
+        edges = np.concatenate(([0], edges))
+    if not space[-1]:
+        edges = np.concatenate((edges, [len(buf)]))
+    return edges[0::2], edges[1::2]
 
 
 def trec_columns(data: bytes, kind: str) -> Parsed | None:
@@ -82,26 +110,26 @@ def trec_columns(data: bytes, kind: str) -> Parsed | None:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     buf = np.frombuffer(data, dtype=np.uint8)
-    if len(buf) == 0:
-        empty = Columns(np.array([], dtype="S1"), np.array([], dtype="S1"), np.array([], dtype=np.float64))
-        return Parsed(empty, np.array([], dtype=np.uint64))
-    if (buf > 127).any():
-        return None  # non-ASCII: let the exact reader check the encoding
-    space = buf <= 32
-    prev_space = np.concatenate(([True], space[:-1]))
-    next_space = np.concatenate((space[1:], [True]))
-    starts = np.flatnonzero(~space & prev_space)
-    ends = np.flatnonzero(~space & next_space) + 1
-    newlines = np.flatnonzero(buf == 10)
-    line_of = np.searchsorted(newlines, starts)
-    per_line = np.bincount(line_of)
-    if per_line[per_line > 0].min(initial=nfields) != nfields or per_line.max(initial=0) != nfields:
+    if len(buf) == 0 or buf.max() > 127:
+        return None  # empty, or non-ASCII: the exact reader checks and reports
+    starts, ends = _tokens(buf)
+    if len(starts) == 0 or len(starts) % nfields:
         return None
+    # one record per line: a newline (or the end) after each record's last token, none inside
+    padded = np.append(buf, [np.uint8(10), np.uint8(10)])
+    after = padded[ends]
+    crlf = np.flatnonzero(after == 13)
+    after[crlf] = padded[ends[crlf] + 1]  # CRLF ends a line too
+    gaps = after.reshape(-1, nfields) == 10
+    if not gaps[:, -1].all() or gaps[:, :-1].any():
+        return None
+    del gaps
     if (buf[starts[0::nfields]] == ord("#")).any():
         return None
-    query, _ = _cut(buf, starts[0::nfields], ends[0::nfields])
-    doc, doc_hash = _cut(buf, starts[doc_field::nfields], ends[doc_field::nfields])
-    raw_value, _ = _cut(buf, starts[value_field::nfields], ends[value_field::nfields])
+    query, _ = _cut(buf, starts[0::nfields], ends[0::nfields], hashed=False)
+    doc, doc_hash = _cut(buf, starts[doc_field::nfields], ends[doc_field::nfields], hashed=True)
+    raw_value, _ = _cut(buf, starts[value_field::nfields], ends[value_field::nfields], hashed=False)
+    del starts, ends
     try:
         value = raw_value.astype(np.float64) if kind == "run" else raw_value.astype(np.int64)
     except (ValueError, OverflowError):
@@ -110,8 +138,8 @@ def trec_columns(data: bytes, kind: str) -> Parsed | None:
         return None
     if kind == "qrels" and (np.abs(value) > 1_000_000).any():
         return None
-    _, query_hash = _cut(buf, starts[0::nfields], ends[0::nfields])
-    pair = np.sort(doc_hash + query_hash * np.uint64(0x9E3779B97F4A7C15))
+    doc_hash = cast(npt.NDArray[np.uint64], doc_hash)  # hashed=True
+    pair = np.sort(doc_hash + _group_codes(query).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
     if len(pair) > 1 and (pair[1:] == pair[:-1]).any():
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
     return Parsed(Columns(query=query, doc=doc, value=value), doc_hash)
