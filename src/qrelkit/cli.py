@@ -6,6 +6,7 @@ Errors raised below (`QrelkitError`) become one line on stderr and exit status 2
 from __future__ import annotations
 
 import getpass
+import hashlib
 import os
 import sys
 import tempfile
@@ -20,9 +21,9 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__, versioning
-from .errors import InputError, QrelkitError, UsageError
+from .errors import QrelkitError, UsageError
 from .formats import beir, jsonl, trec, tsv
-from .formats._io import atomic_write
+from .formats._io import atomic_write, read_blocks
 from .models import (
     DEFAULT_STRATUM,
     FileFingerprint,
@@ -392,8 +393,8 @@ def _golden_from_store(store: Store, version: str | None = None) -> Golden:
 def _golden_from_qrels(path: Path) -> Golden:
     from .scoring import Columns, trec_columns
 
-    data = _read_bytes(path)
-    parsed = trec_columns(data, "qrels") if not path.name.endswith(".gz") else None
+    digest = hashlib.sha256()
+    parsed = trec_columns(_hashing(read_blocks(path), digest), "qrels")
     if parsed is None:  # irregular or compressed: the exact reader streams it and names any bad line
         labels = Columns.from_rows(
             [(r.query_id, r.doc_id, r.grade) for r in trec.read_qrels(path)], integer=True
@@ -409,19 +410,24 @@ def _golden_from_qrels(path: Path) -> Golden:
         strata={},
         info=GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1))),
         golden=None,
-        qrels=FileFingerprint(name=path.name, sha256=versioning.file_sha256(data)),
+        qrels=FileFingerprint(name=path.name, sha256=_file_sha256(path, digest, complete=parsed is not None)),
     )
 
 
-def _read_bytes(path: Path) -> bytes:
-    if path.is_dir():
-        raise InputError("is a folder, not a file", "name a file", path=str(path))
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", "check the path", path=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+def _hashing(blocks: Iterator[bytes], digest: Any) -> Iterator[bytes]:
+    """Pass blocks through, feeding them to `digest` (one read serves parsing and hashing)."""
+    for block in blocks:
+        digest.update(block)
+        yield block
+
+
+def _file_sha256(path: Path, digest: Any, *, complete: bool) -> str:
+    """The content's sha256: from `digest` if it saw every block, else by reading the file again."""
+    if not complete:
+        digest = hashlib.sha256()
+        for block in read_blocks(path):
+            digest.update(block)
+    return "sha256:" + str(digest.hexdigest())
 
 
 def _resolve_metrics(
@@ -530,8 +536,8 @@ def score_run(
     from .scoring import Columns, evaluate_columns, trec_columns  # numpy loads only when scoring
 
     scale = source.info.scale
-    data = _read_bytes(run_path)
-    parsed = None if _is_jsonl(run_path) or run_path.name.endswith(".gz") else trec_columns(data, "run")
+    digest = hashlib.sha256()
+    parsed = None if _is_jsonl(run_path) else trec_columns(_hashing(read_blocks(run_path), digest), "run")
     if parsed is None:  # JSONL, compressed or irregular: the exact reader names any bad line
         reader = jsonl.read_run(run_path) if _is_jsonl(run_path) else trec.read_run(run_path)
         run, run_hash = Columns.from_rows([(r.query_id, r.doc_id, r.score) for r in reader]), None
@@ -553,7 +559,9 @@ def score_run(
     fingerprint = Fingerprint(
         golden=source.golden,
         qrels=source.qrels,
-        run=FileFingerprint(name=run_path.name, sha256=versioning.file_sha256(data)),
+        run=FileFingerprint(
+            name=run_path.name, sha256=_file_sha256(run_path, digest, complete=parsed is not None)
+        ),
         metrics=[m.canonical for m in ev.measures],
         relevance_threshold=scale.relevance_threshold,
         max_grade=ev.ranked.max_grade,

@@ -63,6 +63,29 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
             raise InputError(f"cannot read: {exc}", path=name, line=lineno + 1) from None
 
 
+def read_blocks(path: PathLike, size: int = 1 << 22) -> Iterator[bytes]:
+    """The file's bytes (decompressed for `.gz`) in blocks of about `size` that end at a line
+    boundary, so each block holds whole lines."""
+    name = display(path)
+    with _open_binary(path) as fh:
+        carry = b""
+        try:
+            while True:
+                chunk = fh.read(size)
+                if not chunk:
+                    break
+                cut = chunk.rfind(b"\n")
+                if cut < 0:
+                    carry += chunk
+                    continue
+                yield carry + chunk[: cut + 1]
+                carry = chunk[cut + 1 :]
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"cannot read: {exc}", path=name) from None
+        if carry:
+            yield carry
+
+
 def read_text(path: PathLike) -> str:
     """The whole file as text (for small files such as a manifest)."""
     return "\n".join(text for _, text in read_lines(path))

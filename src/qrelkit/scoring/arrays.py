@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +44,18 @@ class Ranked:
     @property
     def depth(self) -> int:
         return int(self.grades.shape[1])
+
+    def rows(self, lo: int, hi: int) -> Ranked:
+        """The queries lo..hi-1 only (kernels work in blocks to bound their temporaries)."""
+        return Ranked(
+            query_ids=self.query_ids[lo:hi],
+            grades=self.grades[lo:hi],
+            n_ret=self.n_ret[lo:hi],
+            label_counts=self.label_counts[lo:hi],
+            max_grade=self.max_grade,
+            in_run=self.in_run[lo:hi],
+            run_only=self.run_only,
+        )
 
 
 def _doc_key(doc_id: str) -> bytes:
@@ -116,16 +127,19 @@ _BITMAP = 1 << 23
 """Slots of the prefilter bitmap used by the qrels join (1 MiB of booleans... times 8)."""
 
 
-def _ranked_order(code: IntArray, score: npt.NDArray[np.float64]) -> IntArray:
-    """Row order by (query code, score descending), stable. Runs usually come grouped by query
-    and ranked already; then only the groups are reordered, in O(n)."""
+def _ranked_order(code: IntArray, score: npt.NDArray[np.float64]) -> IntArray | None:
+    """Row order by (query code, score descending), stable; None when the rows are in that order
+    already. Runs usually come grouped by query and ranked; then only the groups are reordered,
+    in O(n)."""
     n = len(code)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return None
     boundary = code[1:] != code[:-1]
     if ((score[1:] <= score[:-1]) | boundary).all():
         starts = np.flatnonzero(np.concatenate(([True], boundary)))
         block_codes = code[starts]
+        if (np.diff(block_codes) > 0).all():
+            return None
         if len(np.unique(block_codes)) == len(block_codes):
             lengths = np.diff(np.append(starts, n))
             order = np.argsort(block_codes, kind="stable")
@@ -143,6 +157,8 @@ def _byte_order_keys(
     width = docs.dtype.itemsize
     if width > 16:
         return (docs,)
+    if width <= 8:
+        return (np.frombuffer(docs.astype("S8").tobytes(), dtype=">u8").astype(np.uint64),)
     words = np.frombuffer(docs.astype("S16").tobytes(), dtype=">u8").reshape(len(docs), 2).astype(np.uint64)
     return (words[:, 1], words[:, 0])
 
@@ -202,19 +218,29 @@ def rank_columns(
     top = int(q_grade.max(initial=1))
     max_grade = max(max_grade if max_grade is not None else 1, top, 1)
 
-    # run: codes, duplicates, join
+    # run: codes (rows of queries outside the evaluated set get the dummy code n_q), join
+    n_q = len(qids)
     rq = _run_query_codes(run.query, vocab_sorted)
-    run_only = len(np.unique(run.query[rq < 0])) if (rq < 0).any() else 0
-    sel = rq >= 0
-    r_code = to_eval[rq[sel]] if sel.any() else np.zeros(0, np.int64)
-    r_doc = run.doc[sel]
-    r_score = np.asarray(run.value[sel], dtype=np.float64)
-    r_key = run_hash[sel] + r_code.astype(np.uint64) * _MIX
-    if not run_unique:
-        sorted_keys = np.sort(r_key)
+    outside = rq < 0
+    run_only = len(np.unique(run.query[outside])) if outside.any() else 0
+    r_code = to_eval[np.where(outside, 0, rq)] if n_q else np.zeros(len(rq), np.int64)
+    r_code[outside] = n_q
+    del rq, outside
+    r_score = np.asarray(run.value, dtype=np.float64)
+    r_key = r_code.astype(np.uint64)
+    r_key *= _MIX
+    r_key += run_hash
+    if not run_unique:  # every query counts here, run-only ones included (trec_eval refuses them too)
+        change = (
+            np.concatenate(([True], run.query[1:] != run.query[:-1])) if len(run.query) else np.zeros(0, bool)
+        )
+        _, head_codes = np.unique(run.query[change], return_inverse=True)
+        all_codes = head_codes.ravel()[np.cumsum(change) - 1].astype(np.uint64)
+        sorted_keys = np.sort(all_codes * _MIX + run_hash)
         if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
             return None
-    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int64)
+        del sorted_keys, all_codes
+    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int8)
     if len(q_key):
         # a bitmap of qrels keys rules out most run rows before the binary search
         bits = np.zeros(_BITMAP, dtype=bool)
@@ -223,35 +249,36 @@ def rank_columns(
         pos = np.minimum(np.searchsorted(q_key, r_key[cand]), len(q_key) - 1)
         hit = q_key[pos] == r_key[cand]
         rows, pos = cand[hit], pos[hit]
-        if not (q_doc[pos] == r_doc[rows]).all() or not (q_code[pos] == r_code[rows]).all():
+        if not (q_doc[pos] == run.doc[rows]).all() or not (q_code[pos] == r_code[rows]).all():
             return None
         r_grade[rows] = np.where(q_grade[pos] < 0, UNLABELED, q_grade[pos])
+    del r_key
 
     # rank: score descending, ties by doc id descending (bytes)
     srt = _ranked_order(r_code, r_score)
-    s_code, s_score = r_code[srt], r_score[srt]
-    tied = np.zeros(len(srt), dtype=bool)
-    if len(srt) > 1:
-        same = (s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1])
-        tied[1:] |= same
-        tied[:-1] |= same
-    if tied.any():
-        where = np.flatnonzero(tied)
-        block = np.cumsum(
-            np.concatenate(([True], ~((s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1]))))
-        )
+    s_code = r_code if srt is None else r_code[srt]
+    s_score = r_score if srt is None else r_score[srt]
+    same = (s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1])  # row i+1 ties row i
+    tied = np.concatenate(([False], same)) | np.concatenate((same, [False]))
+    where = np.flatnonzero(tied)
+    del tied
+    if len(where):
+        if srt is None:
+            srt = np.arange(len(r_code), dtype=np.int64)
+        new_block = ~np.concatenate(([False], same))[where]  # the row does not tie the one above
+        block = np.cumsum(new_block)
         sub = srt[where]
-        perm = np.lexsort((*_byte_order_keys(r_doc[sub]), -block[where]))[::-1]
+        perm = np.lexsort((*_byte_order_keys(run.doc[sub]), -block))[::-1]
         srt[where] = sub[perm]
-    s_code = r_code[srt]
-    n_q = len(qids)
-    n_ret = np.bincount(s_code, minlength=n_q).astype(np.int64) if len(s_code) else np.zeros(n_q, np.int64)
+    del same, s_score
+    n_ret = np.bincount(s_code, minlength=n_q + 1)[:n_q].astype(np.int64)
     depth = int(n_ret.max(initial=0))
-    first = np.concatenate(([0], np.cumsum(n_ret)[:-1])) if n_q else np.zeros(0, np.int64)
-    # rows are grouped by evaluated index because the lexsort's primary key is the code
-    rank_in_query = np.arange(len(srt)) - first[s_code] if len(srt) else np.zeros(0, np.int64)
+    first = np.concatenate(([0], np.cumsum(n_ret)))
     grades = np.full((n_q, max(depth, 1)), ABSENT, dtype=np.int16)
-    grades[s_code, rank_in_query] = r_grade[srt]
+    inside = int(n_ret.sum())  # rows of evaluated queries come first (the dummy code sorts last)
+    if inside:
+        position = np.arange(inside) - first[s_code[:inside]]
+        grades[s_code[:inside], position] = r_grade[:inside] if srt is None else r_grade[srt[:inside]]
 
     counts = np.zeros((n_q, max_grade + 1), dtype=np.int64)
     labeled = q_grade >= 0

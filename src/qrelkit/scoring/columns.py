@@ -1,7 +1,8 @@
 """Fast columnar parsing of TREC text into numpy arrays.
 
-`trec_columns(data, kind)` tokenises the bytes of a whole TREC run or qrels file with numpy and
-returns its columns, or None when anything is irregular (a comment, a line with the wrong number
+`trec_columns(data, kind)` tokenises the bytes of a TREC run or qrels file (whole, or in blocks
+of whole lines, which keeps temporaries small) with numpy and returns its columns, or None when
+anything is irregular (a comment, a line with the wrong number
 of fields, a value that does not parse, a duplicate pair): the caller then falls back to the
 line-by-line readers of `qrelkit.formats.trec`, which name the offending line. So this path never
 decides what is an error; it only makes the regular case fast.
@@ -9,8 +10,9 @@ decides what is an error; it only makes the regular case fast.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -71,48 +73,49 @@ def _fnv(chars: npt.NDArray[np.uint8], lengths: npt.NDArray[np.int64]) -> npt.ND
     return h
 
 
-def _group_codes(values: npt.NDArray[np.bytes_]) -> npt.NDArray[np.int64]:
-    """An integer per distinct value, computed where the value changes (files are grouped)."""
-    if len(values) == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.concatenate(([True], values[1:] != values[:-1]))
-    heads = np.flatnonzero(change)
-    _, head_codes = np.unique(values[heads], return_inverse=True)
-    return np.asarray(head_codes.ravel()[np.cumsum(change) - 1], dtype=np.int64)
-
-
 @dataclass(frozen=True)
 class Parsed:
     columns: Columns
     doc_hash: npt.NDArray[np.uint64]
 
 
-def _tokens(buf: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Start and end offsets of the white-space separated tokens."""
-    space = buf <= 32
+def _fields_simple(
+    buf: npt.NDArray[np.uint8], space: npt.NDArray[np.bool_], nfields: int
+) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None:
+    """Field offsets in the common layout (one separator byte between fields, one line per
+    record, no blank lines, LF endings): straight from the separator positions. None otherwise."""
+    if space[0] or (space[1:] & space[:-1]).any():
+        return None
     seps = np.flatnonzero(space)
-    # the common layout: one separator byte between tokens, no blank lines, no leading space
-    if len(seps) and seps[0] > 0 and not (np.diff(seps) == 1).any():
-        ends = seps if space[-1] else np.concatenate((seps, [len(buf)]))
-        starts = np.concatenate(([0], seps[: len(ends) - 1] + 1))
-        return starts, ends
+    if not space[-1]:
+        seps = np.append(seps, len(buf))
+        ends_at_newline = np.append(buf, np.uint8(10))
+    else:
+        ends_at_newline = buf
+    if len(seps) % nfields:
+        return None
+    line_ends = seps[nfields - 1 :: nfields]
+    newlines = np.flatnonzero(buf == 10)
+    if len(newlines) != len(line_ends) - (0 if space[-1] else 1):
+        return None
+    if not (ends_at_newline[line_ends] == 10).all():
+        return None
+    starts_of = [np.concatenate(([0], line_ends[:-1] + 1))] + [
+        seps[j::nfields] + 1 for j in range(nfields - 1)
+    ]
+    return [(starts_of[j], seps[j::nfields]) for j in range(nfields)]
+
+
+def _fields_general(
+    buf: npt.NDArray[np.uint8], space: npt.NDArray[np.bool_], nfields: int
+) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None:
+    """Field offsets for any white-space layout (runs of spaces or tabs, CRLF, blank lines)."""
     edges = np.flatnonzero(space[1:] != space[:-1]) + 1
     if not space[0]:
         edges = np.concatenate(([0], edges))
     if not space[-1]:
         edges = np.concatenate((edges, [len(buf)]))
-    return edges[0::2], edges[1::2]
-
-
-def trec_columns(data: bytes, kind: str) -> Parsed | None:
-    """Columns of a TREC run (`kind="run"`, 6 fields) or qrels (`kind="qrels"`, 4 fields)."""
-    nfields, doc_field, value_field = (6, 2, 4) if kind == "run" else (4, 2, 3)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    buf = np.frombuffer(data, dtype=np.uint8)
-    if len(buf) == 0 or buf.max() > 127:
-        return None  # empty, or non-ASCII: the exact reader checks and reports
-    starts, ends = _tokens(buf)
+    starts, ends = edges[0::2], edges[1::2]
     if len(starts) == 0 or len(starts) % nfields:
         return None
     # one record per line: a newline (or the end) after each record's last token, none inside
@@ -123,13 +126,31 @@ def trec_columns(data: bytes, kind: str) -> Parsed | None:
     gaps = after.reshape(-1, nfields) == 10
     if not gaps[:, -1].all() or gaps[:, :-1].any():
         return None
-    del gaps
-    if (buf[starts[0::nfields]] == ord("#")).any():
+    return [(starts[j::nfields], ends[j::nfields]) for j in range(nfields)]
+
+
+@dataclass(frozen=True)
+class _Block:
+    query: npt.NDArray[np.bytes_]
+    doc: npt.NDArray[np.bytes_]
+    doc_hash: npt.NDArray[np.uint64]
+    query_hash: npt.NDArray[np.uint64]
+    value: npt.NDArray[Any]
+
+
+def _parse_block(data: bytes, kind: str) -> _Block | None:
+    nfields, doc_field, value_field = (6, 2, 4) if kind == "run" else (4, 2, 3)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if len(buf) == 0 or buf.max() > 127:
+        return None  # non-ASCII: the exact reader checks the encoding and reports
+    space = buf <= 32
+    fields = _fields_simple(buf, space, nfields) or _fields_general(buf, space, nfields)
+    del space
+    if fields is None or (buf[fields[0][0]] == ord("#")).any():
         return None
-    query, _ = _cut(buf, starts[0::nfields], ends[0::nfields], hashed=False)
-    doc, doc_hash = _cut(buf, starts[doc_field::nfields], ends[doc_field::nfields], hashed=True)
-    raw_value, _ = _cut(buf, starts[value_field::nfields], ends[value_field::nfields], hashed=False)
-    del starts, ends
+    query, query_hash = _cut(buf, *fields[0], hashed=True)
+    doc, doc_hash = _cut(buf, *fields[doc_field], hashed=True)
+    raw_value, _ = _cut(buf, *fields[value_field], hashed=False)
     try:
         value = raw_value.astype(np.float64) if kind == "run" else raw_value.astype(np.int64)
     except (ValueError, OverflowError):
@@ -138,11 +159,46 @@ def trec_columns(data: bytes, kind: str) -> Parsed | None:
         return None
     if kind == "qrels" and (np.abs(value) > 1_000_000).any():
         return None
-    doc_hash = cast(npt.NDArray[np.uint64], doc_hash)  # hashed=True
-    pair = np.sort(doc_hash + _group_codes(query).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    return _Block(
+        query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value
+    )
+
+
+def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
+    width = max(p.dtype.itemsize for p in parts)
+    return np.concatenate([p.astype(f"S{width}") for p in parts])
+
+
+def trec_columns(data: bytes | Iterable[bytes], kind: str) -> Parsed | None:
+    """Columns of a TREC run (`kind="run"`, 6 fields) or qrels (`kind="qrels"`, 4 fields), from
+    the whole text or from blocks of whole lines (`formats.read_blocks`); None when anything is
+    irregular."""
+    blocks = [data] if isinstance(data, bytes) else data
+    parsed: list[_Block] = []
+    first = True
+    for block in blocks:
+        if first and block.startswith(b"\xef\xbb\xbf"):
+            block = block[3:]
+        first = False
+        if not block.strip():
+            continue
+        part = _parse_block(block, kind)
+        if part is None:
+            return None
+        parsed.append(part)
+    if not parsed:
+        return None
+    doc_hash = np.concatenate([p.doc_hash for p in parsed])
+    pair = np.sort(doc_hash + np.concatenate([p.query_hash for p in parsed]) * np.uint64(0x9E3779B97F4A7C15))
     if len(pair) > 1 and (pair[1:] == pair[:-1]).any():
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
-    return Parsed(Columns(query=query, doc=doc, value=value), doc_hash)
+    del pair
+    columns = Columns(
+        query=_concat([p.query for p in parsed]),
+        doc=_concat([p.doc for p in parsed]),
+        value=np.concatenate([p.value for p in parsed]),
+    )
+    return Parsed(columns, doc_hash)
 
 
 def hash_docs(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:

@@ -239,8 +239,27 @@ def judged(r: Ranked, k: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     return value, value, value
 
 
+BLOCK_CELLS = 1 << 20
+"""Ranked cells per block of queries: kernels make several float arrays of this size."""
+
+
 def compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
     """Values, coverage and bounds of one measure for every evaluated query."""
+    n = len(r.query_ids)
+    step = max(1, BLOCK_CELLS // max(r.depth, 1))
+    if n <= step:
+        return _compute(r, m, default_threshold)
+    parts = [_compute(r.rows(lo, min(n, lo + step)), m, default_threshold) for lo in range(0, n, step)]
+    return Scores(
+        value=np.concatenate([p.value for p in parts]),
+        coverage=np.concatenate([p.coverage for p in parts]),
+        low=np.concatenate([p.low for p in parts]),
+        high=np.concatenate([p.high for p in parts]),
+        exact=np.concatenate([p.exact for p in parts]),
+    )
+
+
+def _compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
     t = m.threshold(default_threshold)
     k = m.cutoff
     exact = np.ones(len(r.query_ids), dtype=bool)
