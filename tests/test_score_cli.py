@@ -157,3 +157,15 @@ def test_exported_lines_validate_against_their_schemas(run_cli: Cli, tmp_path: P
         jsonschema.Draft202012Validator(
             json.loads((ROOT / "schemas" / "query.schema.json").read_text())
         ).validate(json.loads(line))
+
+
+def test_no_bounds_gives_the_same_values_and_null_bounds(run_cli: Cli) -> None:
+    args = ["score", RUNS[0], "--golden", str(PYDOCS), "--format", "json", "--per-query"]
+    with_bounds = json.loads(run_cli(*args).output)
+    without = json.loads(run_cli(*args, "--no-bounds").output)
+    for name, m in with_bounds["metrics"].items():
+        assert without["metrics"][name]["mean"] == m["mean"]
+        assert without["metrics"][name]["coverage"] == m["coverage"]
+        assert without["metrics"][name]["bounds"] is None and m["bounds"] is not None
+    q = next(iter(without["per_query"]))
+    assert without["per_query"][q]["RR"]["bounds"] is None

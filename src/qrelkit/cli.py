@@ -459,6 +459,7 @@ def _resolve_metrics(
 )
 @click.option("--min-coverage", type=click.FloatRange(0, 1), help="Exit 1 if any metric or stratum is below.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="Write here.")
+@click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower).")
 @click.pass_context
 def score(
     ctx: click.Context,
@@ -471,6 +472,7 @@ def score(
     fmt: str,
     min_coverage: float | None,
     out_path: Path | None,
+    bounds: bool,
 ) -> None:
     """Score RUNS (TREC run files or JSONL) with coverage and bounds, against the store by default.
 
@@ -505,7 +507,7 @@ def score(
     weights = {s.name: s.weight for s in source.info.strata}
     if strata_filter is not None:
         weights = {s: w for s, w in weights.items() if s in strata_filter}
-    reports = [score_run(source, run_path, metric_text, queries, weights, per_query) for run_path in runs]
+    reports = [score_run(source, run, metric_text, queries, weights, per_query, bounds) for run in runs]
 
     text = render_reports(reports, fmt, per_query=per_query, min_coverage=min_coverage)
     if out_path is None:
@@ -531,6 +533,7 @@ def score_run(
     queries: list[str] | None,
     weights: dict[str, float],
     per_query: bool,
+    bounds: bool = True,
 ) -> ScoreReport:
     """Score one run file against `source` and wrap the result in a fingerprinted report."""
     from .scoring import Columns, evaluate_columns, trec_columns  # numpy loads only when scoring
@@ -555,6 +558,7 @@ def score_run(
         qrels_hash=source.labels_hash,
         run_hash=run_hash,
         run_unique=True,  # both readers refuse duplicate (query, doc) pairs
+        bounds=bounds,
     )
     fingerprint = Fingerprint(
         golden=source.golden,
@@ -619,7 +623,9 @@ def _csv(reports: list[ScoreReport], per_query: bool) -> str:
         for rep in reports:
             for qid, measures in (rep.per_query or {}).items():
                 for name, qs in measures.items():
-                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *qs.bounds])
+                    w.writerow(
+                        [rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *(qs.bounds or ("", ""))]
+                    )
         return buf.getvalue()
     w.writerow(
         [
@@ -651,7 +657,7 @@ def _csv(reports: list[ScoreReport], per_query: bool) -> str:
                     m.se,
                     *m.ci95,
                     m.coverage,
-                    *m.bounds,
+                    *(m.bounds or ("", "")),
                     m.weighted_mean,
                 ]
             )
@@ -667,7 +673,7 @@ def _csv(reports: list[ScoreReport], per_query: bool) -> str:
                         sub.se,
                         *sub.ci95,
                         sub.coverage,
-                        *sub.bounds,
+                        *(sub.bounds or ("", "")),
                         "",
                     ]
                 )
@@ -720,7 +726,9 @@ def _table(rep: ScoreReport, min_coverage: float | None) -> str:
             f"{m.ci95[0]:.3f}–{m.ci95[1]:.3f}",
             "-" if m.weighted_mean is None else f"{m.weighted_mean:.4f}",
             _cov_cell(m.coverage, threshold),
-            f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
+            "-"
+            if m.bounds is None
+            else f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
         )
     strata = sorted({s for m in rep.metrics.values() for s in m.by_stratum})
     console = _Console(width=max(out.width, 110), record=True, force_terminal=out.is_terminal)

@@ -26,7 +26,7 @@ DEFAULT_STRATUM = "default"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class GradeLevel(_Model):
@@ -268,8 +268,8 @@ class Summary(_Model):
     ci95: tuple[float, float]
     coverage: float | None
     """Mean judged coverage of the metric's window over queries that retrieved anything."""
-    bounds: tuple[float, float]
-    """Mean of the per-query lower and upper bounds."""
+    bounds: tuple[float, float] | None
+    """Mean of the per-query lower and upper bounds (null when computed with --no-bounds)."""
     exact: bool
     """False when some per-query bounds are a sound outer interval."""
 
@@ -283,7 +283,7 @@ class MetricReport(Summary):
 class QueryScore(_Model):
     value: float
     coverage: float | None
-    bounds: tuple[float, float]
+    bounds: tuple[float, float] | None
 
 
 class ScoreReport(_Model):

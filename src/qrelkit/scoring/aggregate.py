@@ -73,7 +73,9 @@ def summarize(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
         se=se,
         ci95=(max(0.0, mean - half), min(1.0, mean + half)),  # every measure lies in [0, 1]
         coverage=float(cov.mean()) if len(cov) else None,
-        bounds=(float(scores.low[rows].mean()) if n else 0.0, float(scores.high[rows].mean()) if n else 0.0),
+        bounds=None
+        if n and np.isnan(scores.low[rows]).any()
+        else (float(scores.low[rows].mean()) if n else 0.0, float(scores.high[rows].mean()) if n else 0.0),
         exact=bool(scores.exact[rows].all()),
     )
 

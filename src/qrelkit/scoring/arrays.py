@@ -127,26 +127,40 @@ _BITMAP = 1 << 23
 """Slots of the prefilter bitmap used by the qrels join (1 MiB of booleans... times 8)."""
 
 
-def _ranked_order(code: IntArray, score: npt.NDArray[np.float64]) -> IntArray | None:
-    """Row order by (query code, score descending), stable; None when the rows are in that order
-    already. Runs usually come grouped by query and ranked; then only the groups are reordered,
-    in O(n)."""
+def _ranked_order(
+    code: IntArray, score: npt.NDArray[np.float64], change: npt.NDArray[np.bool_]
+) -> IntArray | None:
+    """Row order by (query code, score descending); None when the rows are in that order already.
+
+    `change` marks rows where the query (as written) differs from the row above. Runs usually
+    come grouped by query and ranked: then only whole groups move, in O(n). Groups of queries
+    outside the evaluated set share the largest code and stay at the end in any order."""
     n = len(code)
     if n == 0:
         return None
-    boundary = code[1:] != code[:-1]
-    if ((score[1:] <= score[:-1]) | boundary).all():
-        starts = np.flatnonzero(np.concatenate(([True], boundary)))
+    if ((score[1:] <= score[:-1]) | change[1:]).all():
+        starts = np.flatnonzero(change)
         block_codes = code[starts]
-        if (np.diff(block_codes) > 0).all():
-            return None
-        if len(np.unique(block_codes)) == len(block_codes):
-            lengths = np.diff(np.append(starts, n))
+        n_q = int(code.max(initial=0))
+        evaluated = block_codes[block_codes < n_q] if (code == n_q).any() else block_codes
+        if len(np.unique(evaluated)) == len(evaluated):
             order = np.argsort(block_codes, kind="stable")
-            sizes = lengths[order]
+            if (order == np.arange(len(order))).all():
+                return None
+            sizes = np.diff(np.append(starts, n))[order]
             shift = starts[order] - np.concatenate(([0], np.cumsum(sizes)[:-1]))
             return np.asarray(np.repeat(shift, sizes) + np.arange(n), dtype=np.int64)
     return np.asarray(np.lexsort((-score, code)), dtype=np.int64)
+
+
+def _tie_order(block: IntArray, docs: npt.NDArray[np.bytes_]) -> IntArray:
+    """Order of tied rows: block ascending, then document id descending in byte order."""
+    keys = _byte_order_keys(docs)
+    if len(keys) == 1 and keys[0].dtype == np.uint64 and len(docs) < (1 << 31):
+        _, rank = np.unique(keys[0], return_inverse=True)
+        composite = (block.astype(np.int64) << 32) | (np.int64((1 << 31) - 1) - rank.ravel().astype(np.int64))
+        return np.asarray(np.argsort(composite), dtype=np.int64)  # keys are unique: no stability needed
+    return np.asarray(np.lexsort((*keys, -block))[::-1], dtype=np.int64)
 
 
 def _byte_order_keys(
@@ -171,14 +185,17 @@ def _codes(values: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_])
     return np.where(vocab_sorted[pos] == values, pos, -1).astype(np.int64)
 
 
-def _run_query_codes(query: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_]) -> IntArray:
-    """Like `_codes`, but looks up only where the query changes (runs are grouped by query)."""
+def _run_query_codes(
+    query: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_]
+) -> tuple[IntArray, npt.NDArray[np.bool_]]:
+    """Like `_codes`, but looks up only where the query changes (runs are grouped by query);
+    also returns where it changes."""
     if len(query) == 0:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     change = np.concatenate(([True], query[1:] != query[:-1]))
     heads = np.flatnonzero(change)
     head_codes = _codes(query[heads], vocab_sorted)
-    return np.asarray(head_codes[np.cumsum(change) - 1], dtype=np.int64)
+    return np.asarray(head_codes[np.cumsum(change) - 1], dtype=np.int64), change
 
 
 def rank_columns(
@@ -220,7 +237,7 @@ def rank_columns(
 
     # run: codes (rows of queries outside the evaluated set get the dummy code n_q), join
     n_q = len(qids)
-    rq = _run_query_codes(run.query, vocab_sorted)
+    rq, query_change = _run_query_codes(run.query, vocab_sorted)
     outside = rq < 0
     run_only = len(np.unique(run.query[outside])) if outside.any() else 0
     r_code = to_eval[np.where(outside, 0, rq)] if n_q else np.zeros(len(rq), np.int64)
@@ -255,7 +272,7 @@ def rank_columns(
     del r_key
 
     # rank: score descending, ties by doc id descending (bytes)
-    srt = _ranked_order(r_code, r_score)
+    srt = _ranked_order(r_code, r_score, query_change)
     s_code = r_code if srt is None else r_code[srt]
     s_score = r_score if srt is None else r_score[srt]
     same = (s_code[1:] == s_code[:-1]) & (s_score[1:] == s_score[:-1])  # row i+1 ties row i
@@ -268,8 +285,7 @@ def rank_columns(
         new_block = ~np.concatenate(([False], same))[where]  # the row does not tie the one above
         block = np.cumsum(new_block)
         sub = srt[where]
-        perm = np.lexsort((*_byte_order_keys(run.doc[sub]), -block))[::-1]
-        srt[where] = sub[perm]
+        srt[where] = sub[_tie_order(block, run.doc[sub])]
     del same, s_score
     n_ret = np.bincount(s_code, minlength=n_q + 1)[:n_q].astype(np.int64)
     depth = int(n_ret.max(initial=0))

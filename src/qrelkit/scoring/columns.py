@@ -10,12 +10,17 @@ decides what is an error; it only makes the regular case fast.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
+
+WORKERS = 2
+"""Blocks parsed at once."""
 
 CHUNK = 1 << 20
 """Rows gathered per step when cutting tokens out of the buffer (bounds temporary memory)."""
@@ -173,19 +178,27 @@ def trec_columns(data: bytes | Iterable[bytes], kind: str) -> Parsed | None:
     """Columns of a TREC run (`kind="run"`, 6 fields) or qrels (`kind="qrels"`, 4 fields), from
     the whole text or from blocks of whole lines (`formats.read_blocks`); None when anything is
     irregular."""
-    blocks = [data] if isinstance(data, bytes) else data
+    blocks = iter([data] if isinstance(data, bytes) else data)
+    head = next(blocks, b"")
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
     parsed: list[_Block] = []
-    first = True
-    for block in blocks:
-        if first and block.startswith(b"\xef\xbb\xbf"):
-            block = block[3:]
-        first = False
-        if not block.strip():
-            continue
-        part = _parse_block(block, kind)
-        if part is None:
-            return None
-        parsed.append(part)
+    # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        pending = []
+        for block in itertools.chain([head], blocks):
+            if block.strip():
+                pending.append(pool.submit(_parse_block, block, kind))
+            if len(pending) > 2 * WORKERS:  # keep only a few blocks in flight (bounded memory)
+                part = pending.pop(0).result()
+                if part is None:
+                    return None
+                parsed.append(part)
+        for future in pending:
+            part = future.result()
+            if part is None:
+                return None
+            parsed.append(part)
     if not parsed:
         return None
     doc_hash = np.concatenate([p.doc_hash for p in parsed])

@@ -94,7 +94,7 @@ class Evaluation:
                     m.name: QueryScore(
                         value=float(self.scores[m.name].value[i]),
                         coverage=_nan_to_none(float(self.scores[m.name].coverage[i])),
-                        bounds=(float(self.scores[m.name].low[i]), float(self.scores[m.name].high[i])),
+                        bounds=_pair(self.scores[m.name].low[i], self.scores[m.name].high[i]),
                     )
                     for m in self.measures
                 }
@@ -107,6 +107,10 @@ class Evaluation:
             metrics=metrics,
             per_query=pq,
         )
+
+
+def _pair(low: float, high: float) -> tuple[float, float] | None:
+    return None if math.isnan(low) else (float(low), float(high))
 
 
 def _nan_to_none(x: float) -> float | None:
@@ -142,6 +146,7 @@ def evaluate(
     weights: Mapping[str, float] | None = None,
     relevance_threshold: int = 1,
     max_grade: int | None = None,
+    bounds: bool = True,
 ) -> Evaluation:
     """Score `run` against `qrels` with trec_eval semantics, plus judged coverage and bounds.
 
@@ -155,6 +160,7 @@ def evaluate(
     :param relevance_threshold: lowest grade binary measures count as relevant.
     :param max_grade: top of the grade scale (default: the highest grade in `qrels`); bounds let
         unlabeled documents take any grade up to it.
+    :param bounds: compute bounds (False skips them; they are then NaN, null in reports).
     """
     qrels_columns, qrels_queries = _qrels_columns(qrels)
     return evaluate_columns(
@@ -166,6 +172,7 @@ def evaluate(
         weights=weights,
         relevance_threshold=relevance_threshold,
         max_grade=max_grade,
+        bounds=bounds,
     )
 
 
@@ -182,8 +189,10 @@ def evaluate_columns(
     qrels_hash: npt.NDArray[np.uint64] | None = None,
     run_hash: npt.NDArray[np.uint64] | None = None,
     run_unique: bool = False,
+    bounds: bool = True,
 ) -> Evaluation:
-    """`evaluate` over columns (what the fast TREC parser returns); same semantics."""
+    """`evaluate` over columns (what the fast TREC parser returns); same semantics.
+    `bounds=False` skips the bounds (reported as null)."""
     measures = parse_measures(metrics if isinstance(metrics, str) else list(metrics))
     if relevance_threshold < 1:
         raise ScoringError("the relevance threshold must be at least 1")
@@ -205,7 +214,7 @@ def evaluate_columns(
             (q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True)
         )
         ranked = rank(labels, rows, queries=query_list, max_grade=max_grade)
-    scores = {m.name: compute(ranked, m, relevance_threshold) for m in measures}
+    scores = {m.name: compute(ranked, m, relevance_threshold, bounds=bounds) for m in measures}
     strata = strata or {}
     return Evaluation(
         measures=measures,

@@ -220,7 +220,12 @@ def ndcg(r: Ranked, k: int | None, gain: str) -> tuple[FloatArray, FloatArray, F
             dcg_max = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc, unl_disc)
             dcg_min = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc[:, ::-1], unl_disc)
             ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
-            ideal = _ideal(r.label_counts[rows, None, :] + ms_counts[None, :, :], gains, k, cum)
+            # the ideal DCG depends on the query only through its label counts (capped at k, as
+            # labels past rank k add nothing): one table row per distinct count vector
+            counts = r.label_counts[rows] if k is None else np.minimum(r.label_counts[rows], k)
+            distinct, which = np.unique(counts, axis=0, return_inverse=True)
+            table = _ideal(distinct[:, None, :] + ms_counts[None, :, :], gains, k, cum)  # [D, M]
+            ideal = table[which.ravel()]
             high[rows] = _safe_div(dcg_max, ideal).max(axis=1)
             low[rows] = _safe_div(dcg_min, ideal).min(axis=1)
         else:
@@ -243,13 +248,16 @@ BLOCK_CELLS = 1 << 20
 """Ranked cells per block of queries: kernels make several float arrays of this size."""
 
 
-def compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
-    """Values, coverage and bounds of one measure for every evaluated query."""
+def compute(r: Ranked, m: Measure, default_threshold: int, *, bounds: bool = True) -> Scores:
+    """Values, coverage and (unless `bounds` is False: NaN) bounds of one measure for every
+    evaluated query."""
     n = len(r.query_ids)
     step = max(1, BLOCK_CELLS // max(r.depth, 1))
     if n <= step:
-        return _compute(r, m, default_threshold)
-    parts = [_compute(r.rows(lo, min(n, lo + step)), m, default_threshold) for lo in range(0, n, step)]
+        return _compute(r, m, default_threshold, bounds)
+    parts = [
+        _compute(r.rows(lo, min(n, lo + step)), m, default_threshold, bounds) for lo in range(0, n, step)
+    ]
     return Scores(
         value=np.concatenate([p.value for p in parts]),
         coverage=np.concatenate([p.coverage for p in parts]),
@@ -259,10 +267,14 @@ def compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
     )
 
 
-def _compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
+def _compute(r: Ranked, m: Measure, default_threshold: int, bounds: bool) -> Scores:
     t = m.threshold(default_threshold)
     k = m.cutoff
     exact = np.ones(len(r.query_ids), dtype=bool)
+    if not bounds:
+        value = _value(r, m, t)
+        nan = np.full(len(value), np.nan)
+        return Scores(value=value, coverage=coverage(r, k), low=nan, high=nan, exact=exact)
     if m.family == "nDCG":
         value, low, high, exact = ndcg(r, k, m.gain)
     elif m.family == "RR":
@@ -276,6 +288,32 @@ def _compute(r: Ranked, m: Measure, default_threshold: int) -> Scores:
     else:
         raise ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
     return Scores(value=value, coverage=coverage(r, k), low=low, high=high, exact=exact)
+
+
+def _value(r: Ranked, m: Measure, t: int) -> FloatArray:
+    """The standard value alone, skipping the bound computations."""
+    w = _window(r, m.cutoff)
+    if m.family == "nDCG":
+        gains = _gains(r.max_grade, m.gain)
+        disc = 1.0 / np.log2(np.arange(2, w.shape[1] + 2, dtype=np.float64))
+        dcg = (np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0) * disc).sum(axis=1)
+        cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + w.shape[1] + 1)
+        return _safe_div(dcg, _ideal(r.label_counts, gains, m.cutoff, cum))
+    if m.family == "AP":
+        big_r = _relevant_total(r, t).astype(np.float64)
+        rel = (w >= t).astype(np.float64)
+        pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)
+        return _safe_div((rel * np.cumsum(rel, axis=1) / pos).sum(axis=1), big_r)
+    if m.family == "Rprec":
+        r_total = _relevant_total(r, t)
+        rel_cum = np.concatenate([np.zeros((len(w), 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
+        rel_in = np.take_along_axis(rel_cum, np.minimum(r_total, w.shape[1])[:, None], axis=1)[:, 0]
+        return _safe_div(rel_in.astype(np.float64), r_total.astype(np.float64))
+    if m.family == "RR":
+        return _first(w >= t)
+    if m.cutoff is not None and m.family in _AT_K:
+        return _AT_K[m.family](r, m.cutoff, t)[0]
+    raise ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
 
 
 _KernelAtK = Callable[[Ranked, int, int], tuple[FloatArray, FloatArray, FloatArray]]
