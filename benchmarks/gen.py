@@ -60,9 +60,8 @@ def generate(size: str, out: Path, seed: int = 20261129) -> tuple[Path, Path]:
                 scores = np.round(np.sort(rng.gamma(2.0, 2.0, size=n))[::-1] / step) * step
                 if rng.random() < 0.005:
                     scores[:] = scores[0]
-                rf.writelines(
-                    f"{qid} Q0 {d} {r} {s:.4f} synth\n" for r, (d, s) in enumerate(zip(ranked, scores), 1)
-                )
+                ranked_scores = enumerate(zip(ranked, scores, strict=True), 1)
+                rf.writelines(f"{qid} Q0 {d} {r} {s:.4f} synth\n" for r, (d, s) in ranked_scores)
             if role < 0.99 or role >= 0.995:  # ~0.5% of queries exist only in the run
                 qf.writelines(f"{qid} 0 {d} {g}\n" for d, g in zip(docs, grades, strict=True))
     return qrels_path, run_path
