@@ -169,3 +169,15 @@ def test_no_bounds_gives_the_same_values_and_null_bounds(run_cli: Cli) -> None:
         assert without["metrics"][name]["bounds"] is None and m["bounds"] is not None
     q = next(iter(without["per_query"]))
     assert without["per_query"][q]["RR"]["bounds"] is None
+
+
+def test_profiles_set_list_and_use(run_cli: Cli) -> None:
+    run_cli("demo", "--keep", str(run_cli.db))
+    run_cli("profiles", "set", "howto", "--metrics", "nDCG@5,R@20", "--strata", "how-to")
+    assert "howto" in run_cli("profiles", "list").output
+    report = json.loads(run_cli("score", RUNS[0], "--profile", "howto", "--format", "json").output)
+    assert list(report["metrics"]) == ["nDCG@5", "R@20"] and report["queries"]["evaluated"] == 15
+    bad = run_cli("profiles", "set", "x", "--metrics", "RR", "--strata", "nope", ok=False)
+    assert bad.exit_code == 2 and "unknown strata: nope" in bad.output
+    bad = run_cli("profiles", "set", "x", "--metrics", "Foo@3", ok=False)
+    assert bad.exit_code == 2 and "unknown measure" in bad.output

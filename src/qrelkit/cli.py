@@ -33,6 +33,7 @@ from .models import (
     GradeScale,
     Query,
     ScoreReport,
+    ScoringProfile,
     Stratum,
     Summary,
 )
@@ -161,6 +162,45 @@ def strata_list(ctx: click.Context) -> None:
     for s in status.strata:
         share = f"{(s.weight or 0) / total:.1%}" if total and s.queries else "-"
         table.add_row(s.name, "-" if s.weight is None else f"{s.weight:g}", share, str(s.queries))
+    out.print(table)
+
+
+@cli.group()
+def profiles() -> None:
+    """Scoring profiles: a consumer's metrics and strata (used by `score --profile`)."""
+
+
+@profiles.command("set")
+@click.argument("name")
+@click.option("--metrics", required=True, help="Comma-separated measures, e.g. RR,Success@1.")
+@click.option("--strata", help="Comma-separated strata (default: all).")
+@click.pass_context
+def profiles_set(ctx: click.Context, name: str, metrics: str, strata: str | None) -> None:
+    """Create or replace profile NAME."""
+    from .scoring.measures import parse_measures
+
+    measures = [m.spelled for m in parse_measures(metrics)]
+    chosen = [s.strip() for s in strata.split(",") if s.strip()] if strata else None
+    store = _store(ctx)
+    known = {s.name for s in store.strata()}
+    unknown = sorted(set(chosen or []) - known)
+    if unknown:
+        raise UsageError(f"unknown strata: {', '.join(unknown)}", f"known strata: {', '.join(sorted(known))}")
+    try:
+        profile = ScoringProfile(name=name, metrics=measures, strata=chosen)
+    except ValueError:
+        raise UsageError(f"invalid profile name {name!r}", "names have no spaces") from None
+    store.set_profile(profile)
+    out.print(f"profile {name}: {', '.join(measures)} over {', '.join(chosen) if chosen else 'all strata'}")
+
+
+@profiles.command("list")
+@click.pass_context
+def profiles_list(ctx: click.Context) -> None:
+    """List the scoring profiles."""
+    table = Table("profile", "metrics", "strata")
+    for p in _store(ctx).profiles():
+        table.add_row(p.name, ", ".join(p.metrics), ", ".join(p.strata) if p.strata else "all")
     out.print(table)
 
 
@@ -711,13 +751,6 @@ def _table(rep: ScoreReport, min_coverage: float | None) -> str:
         "coverage",
         "bounds",
         title=f"[bold]{fp.run.name}[/bold] vs {against}",
-        caption=(
-            f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
-            f"{q.run_only} run-only ignored, {q.no_relevant} with no relevant document. "
-            f"weighted = traffic-weighted over strata. bounds = mean lowest/highest value over every "
-            f"labeling of the unlabeled documents. [yellow]![/yellow] coverage < {threshold:.0%}"
-        ),
-        caption_justify="left",
     )
     for name, m in rep.metrics.items():
         table.add_row(
@@ -732,8 +765,15 @@ def _table(rep: ScoreReport, min_coverage: float | None) -> str:
         )
     strata = sorted({s for m in rep.metrics.values() for s in m.by_stratum})
     console = _Console(width=max(out.width, 110), record=True, force_terminal=out.is_terminal)
+    notes = (
+        f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
+        f"{q.run_only} run-only ignored, {q.no_relevant} with no relevant document.\n"
+        "weighted: traffic-weighted over strata. bounds: mean lowest/highest value over every labeling "
+        f"of the unlabeled documents. [yellow]![/yellow] coverage < {threshold:.0%}"
+    )
     with console.capture() as cap:
         console.print(table)
+        console.print(notes, style="dim")
         if len(strata) > 1:
             by = Table(
                 "metric", *[f"{s} (n={_n(rep, s)})" for s in strata], title="by stratum: mean · coverage"
