@@ -89,8 +89,7 @@ def main() -> None:
                 "run_lines": lines,
             }
             print(
-                f"{size:8} {name:28} {results[size][name]['wall_s']:7.2f} s "
-                f"{results[size][name]['peak_mib']:7.0f} MiB",
+                f"{size:8} {name:28} {results[size][name]['wall_s']:7.2f} s {results[size][name]['peak_mib']:7.0f} MiB",
                 file=sys.stderr,
             )
     print(markdown(results, args.repeat))

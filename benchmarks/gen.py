@@ -24,9 +24,7 @@ DOC_SPACE = 8_800_000
 def _qrels_for(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     profile = rng.choice(4, p=[0.35, 0.58, 0.05, 0.02])
     if profile == 0:  # sparse
-        grades = np.concatenate(
-            ([rng.choice([1, 2, 3], p=[0.45, 0.35, 0.2])], np.zeros(rng.integers(0, 3), int))
-        )
+        grades = np.concatenate(([rng.choice([1, 2, 3], p=[0.45, 0.35, 0.2])], np.zeros(rng.integers(0, 3), int)))
     elif profile == 1:  # moderate
         n = int(np.clip(round(rng.lognormal(np.log(18), 0.7)), 5, 60))
         grades = rng.choice(4, size=n, p=[0.55, 0.25, 0.13, 0.07])

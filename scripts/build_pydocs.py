@@ -1,13 +1,14 @@
-"""Build the bundled `pydocs` golden set's data: passages and two bm25 runs.
+"""Build the bundled `pydocs` golden set: passages, two bm25 runs, and a frozen version.
 
-    python scripts/build_pydocs.py chunk   # (re)writes documents.jsonl from this Python's pydoc_data
-    python scripts/build_pydocs.py runs    # writes runs/bm25.run and runs/bm25-title.run
-    python scripts/build_pydocs.py pool    # prints the pooled top 10 of both runs, for judging
-    python scripts/build_pydocs.py judgments  # pydocs_grades.txt -> judgments.jsonl, unlabeled.jsonl
+    python scripts/build_pydocs.py chunk OUT.jsonl    # passages from this Python's pydoc_data
+    python scripts/build_pydocs.py runs [DOCS.jsonl]  # runs/bm25.run and runs/bm25-title.run
+    python scripts/build_pydocs.py pool [QID ...]     # the pooled top 10 of both runs, to judge
+    python scripts/build_pydocs.py freeze VERSION [DOCS.jsonl] [--note TEXT]
 
-Passages are committed, so the set does not change with the Python version; `runs` reads the
-committed passages and queries. Judgments are made by people reading each query and passage
-(`judgments.jsonl`); nothing here assigns a grade.
+Sources live in scripts/pydocs/: golden.json (name, scale, strata, profiles), queries.jsonl and
+grades.txt, the grades the project's authors gave after reading each query and passage (nothing
+here assigns a grade). Passages come from the newest frozen version unless a DOCS.jsonl is named,
+so the set does not change with the Python version. Pooled pairs not in grades.txt stay unlabeled.
 """
 
 from __future__ import annotations
@@ -18,8 +19,15 @@ import sqlite3
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1] / "goldensets" / "pydocs"
+from qrelkit import versioning
+from qrelkit.models import Document, GoldenSetInfo, Judgment, PoolEntry, Query
+from qrelkit.storage import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "scripts" / "pydocs"
+GOLDEN = ROOT / "goldensets" / "pydocs"
 DEPTH = 100
+POOL_DEPTH = 10
 TARGET_CHARS = 900
 UNDERLINE = re.compile(r"^(\*+|=+|-+)$")
 
@@ -28,16 +36,11 @@ def _sections(topic: str, text: str) -> list[tuple[str, str]]:
     """Split a topic into (heading, body) sections using its underlined headings."""
     lines = text.splitlines()
     sections: list[tuple[str, list[str]]] = []
-    heading = topic
-    body: list[str] = []
+    heading, body = topic, []
     i = 0
     while i < len(lines):
-        if (
-            i + 1 < len(lines)
-            and lines[i].strip()
-            and UNDERLINE.match(lines[i + 1].strip())
-            and len(lines[i + 1].strip()) >= len(lines[i].strip()) - 1
-        ):
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if lines[i].strip() and UNDERLINE.match(nxt) and len(nxt) >= len(lines[i].strip()) - 1:
             if any(b.strip() for b in body):
                 sections.append((heading, body))
             heading, body = lines[i].strip(), []
@@ -50,33 +53,38 @@ def _sections(topic: str, text: str) -> list[tuple[str, str]]:
     return [(h, "\n".join(b).strip()) for h, b in sections]
 
 
-def chunk() -> None:
+def chunk(out: Path) -> None:
     from pydoc_data.topics import topics
 
-    out = []
+    docs = []
     for topic in sorted(topics):
         n = 0
         for heading, body in _sections(topic, topics[topic]):
             paragraphs = [p.strip("\n") for p in re.split(r"\n\s*\n", body) if p.strip()]
             buf: list[str] = []
-            for para in paragraphs + [None]:
-                size = sum(len(p) for p in buf)
-                if para is None or (buf and size + len(para) > TARGET_CHARS):
+            for para in [*paragraphs, None]:
+                if para is None or (buf and sum(len(p) for p in buf) + len(para) > TARGET_CHARS):
                     if buf:
                         n += 1
-                        out.append({"id": f"{topic}-{n:02d}", "title": heading, "text": "\n\n".join(buf)})
+                        docs.append({"id": f"{topic}-{n:02d}", "title": heading, "text": "\n\n".join(buf)})
                     buf = []
                 if para is not None:
                     buf.append(para)
-    ROOT.mkdir(parents=True, exist_ok=True)
-    with open(ROOT / "documents.jsonl", "w", encoding="utf-8") as fh:
-        for doc in out:
-            fh.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    print(f"{len(out)} passages from {len(topics)} topics")
+    out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
+    print(f"{len(docs)} passages from {len(topics)} topics -> {out}")
 
 
-def _load(name: str) -> list[dict[str, str]]:
-    return [json.loads(line) for line in open(ROOT / name, encoding="utf-8") if line.strip()]
+def _documents(path: str | None) -> list[Document]:
+    if path:
+        return [Document.model_validate_json(line) for line in open(path, encoding="utf-8") if line.strip()]
+    latest = versioning.latest_version(GOLDEN)
+    if latest is None:
+        raise SystemExit("no frozen version yet: name a DOCS.jsonl made by `chunk`")
+    return versioning.read(GOLDEN / latest.version).documents
+
+
+def _queries() -> list[Query]:
+    return [Query.model_validate_json(line) for line in open(SRC / "queries.jsonl", encoding="utf-8") if line.strip()]
 
 
 def _fts_query(text: str) -> str:
@@ -84,87 +92,97 @@ def _fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
 
 
-def runs() -> None:
-    docs = _load("documents.jsonl")
-    queries = _load("queries.jsonl")
+def runs(docs_path: str | None) -> None:
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE p USING fts5(id UNINDEXED, title, text)")
-    db.executemany("INSERT INTO p VALUES (?, ?, ?)", [(d["id"], d["title"], d["text"]) for d in docs])
-    configs = {"bm25": (1.0, 1.0), "bm25-title": (5.0, 1.0)}
-    (ROOT / "runs").mkdir(exist_ok=True)
-    for name, (w_title, w_text) in configs.items():
-        with open(ROOT / "runs" / f"{name}.run", "w", encoding="utf-8") as fh:
-            for q in queries:
+    db.executemany("INSERT INTO p VALUES (?, ?, ?)", [(d.id, d.title, d.text) for d in _documents(docs_path)])
+    (GOLDEN / "runs").mkdir(parents=True, exist_ok=True)
+    for name, (w_title, w_text) in {"bm25": (1.0, 1.0), "bm25-title": (5.0, 1.0)}.items():
+        with open(GOLDEN / "runs" / f"{name}.run", "w", encoding="utf-8") as fh:
+            for q in _queries():
                 rows = db.execute(
-                    f"SELECT id, bm25(p, 0.0, {w_title}, {w_text}) AS s FROM p WHERE p MATCH ? "
-                    "ORDER BY s, id LIMIT ?",
-                    (_fts_query(q["text"]), DEPTH),
+                    f"SELECT id, bm25(p, 0.0, {w_title}, {w_text}) AS s FROM p WHERE p MATCH ? ORDER BY s, id LIMIT ?",
+                    (_fts_query(q.text), DEPTH),
                 ).fetchall()
-                for rank, (doc_id, s) in enumerate(rows, start=1):
-                    fh.write(f"{q['id']} Q0 {doc_id} {rank} {-s:.6f} {name}\n")
+                fh.writelines(f"{q.id} Q0 {doc} {r} {-s:.6f} {name}\n" for r, (doc, s) in enumerate(rows, 1))
         print(f"runs/{name}.run written")
 
 
-def _pooled(depth: int = 10) -> dict[str, dict[str, tuple[int, str]]]:
-    """query -> doc -> (best rank, first run that reached it), over both runs' top `depth`."""
+def _pooled() -> dict[str, dict[str, tuple[int, str]]]:
+    """query -> doc -> (best rank, run) over both runs' top POOL_DEPTH."""
     top: dict[str, dict[str, tuple[int, str]]] = {}
     for name in ("bm25", "bm25-title"):
-        for line in open(ROOT / "runs" / f"{name}.run", encoding="utf-8"):
+        for line in open(GOLDEN / "runs" / f"{name}.run", encoding="utf-8"):
             qid, _, doc_id, rank, _, _ = line.split()
-            if int(rank) <= depth:
-                best = top.setdefault(qid, {}).get(doc_id)
-                if best is None or int(rank) < best[0]:
-                    top[qid][doc_id] = (int(rank), name)
+            best = top.setdefault(qid, {}).get(doc_id)
+            if int(rank) <= POOL_DEPTH and (best is None or int(rank) < best[0]):
+                top[qid][doc_id] = (int(rank), name)
     return top
 
 
-def judgments() -> None:
-    docs = {d["id"] for d in _load("documents.jsonl")}
-    top = _pooled()
-    seen: set[tuple[str, str]] = set()
-    with open(ROOT / "judgments.jsonl", "w", encoding="utf-8") as fh:
-        grades = Path(__file__).with_name("pydocs_grades.txt").read_text(encoding="utf-8")
-        for n, line in enumerate(grades.splitlines()):
-            if not line.strip() or line.startswith("#"):
-                continue
-            qid, doc_id, grade = line.split()
-            if doc_id not in docs or (qid, doc_id) in seen:
-                raise SystemExit(f"pydocs_grades.txt: bad or repeated line {line!r}")
-            seen.add((qid, doc_id))
-            event = {
-                "query_id": qid,
-                "doc_id": doc_id,
-                "assessor": "qrelkit-authors",
-                "timestamp": f"2026-11-29T12:{n // 60 % 60:02d}:{n % 60:02d}Z",
-            }
-            event.update({"state": "skipped"} if grade == "s" else {"state": "graded", "grade": int(grade)})
-            fh.write(json.dumps(event) + "\n")
-    n_unlabeled = 0
-    with open(ROOT / "unlabeled.jsonl", "w", encoding="utf-8") as fh:
-        for qid in sorted(top):
-            for doc_id, (rank, run) in sorted(top[qid].items(), key=lambda kv: kv[1][0]):
-                if (qid, doc_id) not in seen:
-                    fh.write(
-                        json.dumps({"query_id": qid, "doc_id": doc_id, "source": run, "best_rank": rank})
-                        + "\n"
-                    )
-                    n_unlabeled += 1
-    print(f"{len(seen)} judgment events, {n_unlabeled} pooled pairs left unlabeled")
-
-
-def pool() -> None:
-    docs = {d["id"]: d for d in _load("documents.jsonl")}
-    queries = _load("queries.jsonl")
-    top = _pooled()
-    only = set(sys.argv[2:])
-    for q in queries:
-        if only and q["id"] not in only:
+def pool(only: list[str]) -> None:
+    docs = {d.id: d for d in _documents(None)}
+    for q in _queries():
+        if only and q.id not in only:
             continue
-        print(f"\n######## {q['id']} [{q['stratum']}] {q['text']}\n  want: {q.get('description', '')}")
-        for doc_id in top.get(q["id"], {}):
-            d = docs[doc_id]
-            print(f"--- {doc_id} | {d['title']}\n{d['text'][:200]}")
+        print(f"\n######## {q.id} [{q.stratum}] {q.text}\n  want: {q.description}")
+        for doc_id in _pooled().get(q.id, {}):
+            print(f"--- {doc_id} | {docs[doc_id].title}\n{docs[doc_id].text[:420]}")
+
+
+def freeze(version: str, docs_path: str | None, note: str | None) -> None:
+    docs = _documents(docs_path)
+    doc_ids = {d.id for d in docs}
+    events, judged = [], set()
+    for n, line in enumerate((SRC / "grades.txt").read_text(encoding="utf-8").splitlines()):
+        if not line.strip() or line.startswith("#"):
+            continue
+        qid, doc_id, grade = line.split()
+        if doc_id not in doc_ids or (qid, doc_id) in judged:
+            raise SystemExit(f"grades.txt: unknown document or repeated pair: {line!r}")
+        judged.add((qid, doc_id))
+        stamp = f"2026-11-29T12:{n // 60 % 60:02d}:{n % 60:02d}Z"
+        state = {"state": "skipped"} if grade == "s" else {"state": "graded", "grade": int(grade)}
+        events.append(
+            Judgment.model_validate(
+                {"query_id": qid, "doc_id": doc_id, "assessor": "qrelkit-authors", "timestamp": stamp, **state}
+            )
+        )
+    unlabeled = [
+        PoolEntry(query_id=qid, doc_id=doc_id, source=run, best_rank=rank)
+        for qid, by_doc in sorted(_pooled().items())
+        for doc_id, (rank, run) in sorted(by_doc.items(), key=lambda kv: kv[1][0])
+        if (qid, doc_id) not in judged
+    ]
+    info = GoldenSetInfo.model_validate_json((SRC / "golden.json").read_text(encoding="utf-8"))
+    store = Store.memory()
+    store.configure(name=info.name, scale=info.scale)
+    for stratum in info.strata:
+        store.set_stratum(stratum)
+    for profile in info.profiles:
+        store.set_profile(profile)
+    store.import_queries(enumerate(_queries(), 1), source="queries.jsonl")
+    store.import_documents(docs)
+    store.import_judgments(enumerate(events, 1), source="grades.txt")
+    store.add_to_pool(unlabeled)
+    manifest = versioning.freeze(store.snapshot(), GOLDEN.parent, info.name, version, note=note)
+    print(f"froze {GOLDEN / version}: {manifest.content_hash}; {len(events)} events, {len(unlabeled)} unlabeled")
 
 
 if __name__ == "__main__":
-    {"chunk": chunk, "runs": runs, "pool": pool, "judgments": judgments}[sys.argv[1]]()
+    args = sys.argv[1:]
+    note = None
+    if "--note" in args:
+        i = args.index("--note")
+        note, args = args[i + 1], args[:i] + args[i + 2 :]
+    command, rest = args[0], args[1:]
+    if command == "chunk":
+        chunk(Path(rest[0]))
+    elif command == "runs":
+        runs(rest[0] if rest else None)
+    elif command == "pool":
+        pool(rest)
+    elif command == "freeze":
+        freeze(rest[0], rest[1] if len(rest) > 1 else None, note)
+    else:
+        raise SystemExit(__doc__)

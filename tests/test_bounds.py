@@ -126,9 +126,7 @@ def test_making_an_unlabeled_document_relevant_can_lower_ap() -> None:
 
 
 def test_full_coverage_collapses_the_bounds() -> None:
-    ev = evaluate(
-        {"q": {"a": 2, "b": 0, "c": 1}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, MEASURES, max_grade=3
-    )
+    ev = evaluate({"q": {"a": 2, "b": 0, "c": 1}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, MEASURES, max_grade=3)
     for name, s in ev.scores.items():
         assert s.coverage[0] == 1.0, name
         assert s.low[0] == s.value[0] == s.high[0], name
@@ -150,7 +148,4 @@ def test_ndcg_multisets_are_cached_and_sorted() -> None:
 def test_rank_builds_absent_padding() -> None:
     r = rank({"q": {"a": 1}, "e": {}}, [("q", "a", 1.0), ("q", "z", 0.5)])
     assert r.grades.tolist() == [[1, -1], [-2, -2]]
-    assert (
-        compute(r, parse_measure("Judged@2"), 1).coverage[1]
-        != compute(r, parse_measure("Judged@2"), 1).coverage[1]
-    )
+    assert compute(r, parse_measure("Judged@2"), 1).coverage[1] != compute(r, parse_measure("Judged@2"), 1).coverage[1]

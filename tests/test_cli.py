@@ -63,9 +63,7 @@ def test_missing_store_is_a_usage_error(run_cli: Cli) -> None:
 
 
 def test_demo_runs_as_a_subprocess_without_traceback(tmp_path: object) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "qrelkit", "demo"], capture_output=True, text=True, check=False
-    )
+    out = subprocess.run([sys.executable, "-m", "qrelkit", "demo"], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert "pydocs" in out.stdout and "42 queries" in out.stdout
 
@@ -75,9 +73,7 @@ def test_bad_input_from_a_real_process_is_one_line_exit_2(tmp_path: object) -> N
 
     folder = Path(str(tmp_path))
     db = folder / "s.db"
-    subprocess.run(
-        [sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True
-    )
+    subprocess.run([sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True)
     (folder / "q.jsonl").write_text('{"id": "q1", "text": "x"}\n{"id": "q2", "text": 5}\n')
     out = subprocess.run(
         [sys.executable, "-m", "qrelkit", "--db", str(db), "import", "queries", str(folder / "q.jsonl")],

@@ -72,9 +72,7 @@ def test_fast_qrels_columns(tmp_path: Path) -> None:
 def test_vectorised_ranking_equals_the_reference(seed: int) -> None:
     rnd = random.Random(seed)
     pool = ["9", "10", "100", "d1", "d2", "D", "x1", "x2", "y"]
-    qrels = {
-        f"q{i}": {rnd.choice(pool): rnd.randint(-1, 3) for _ in range(rnd.randint(0, 6))} for i in range(4)
-    }
+    qrels = {f"q{i}": {rnd.choice(pool): rnd.randint(-1, 3) for _ in range(rnd.randint(0, 6))} for i in range(4)}
     seen: set[tuple[str, str]] = set()
     run = []
     for _ in range(rnd.randint(0, 30)):

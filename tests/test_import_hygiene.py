@@ -33,9 +33,7 @@ def test_only_storage_imports_sqlite_utils() -> None:
 
     src = Path(__file__).resolve().parents[1] / "src" / "qrelkit"
     users = sorted(
-        str(p.relative_to(src))
-        for p in src.rglob("*.py")
-        if any("sqlite_utils" in m for m in _imported_modules(p))
+        str(p.relative_to(src)) for p in src.rglob("*.py") if any("sqlite_utils" in m for m in _imported_modules(p))
     )
     assert users == ["storage.py"]
 

@@ -11,8 +11,8 @@ import pytest
 from conftest import ROOT, Cli
 from qrelkit.schemas import SCHEMAS, drift, render
 
-PYDOCS = ROOT / "goldensets" / "pydocs"
-RUNS = [str(PYDOCS / "runs" / "bm25.run"), str(PYDOCS / "runs" / "bm25-title.run")]
+PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
+RUNS = [str(PYDOCS.parent / "runs" / "bm25.run"), str(PYDOCS.parent / "runs" / "bm25-title.run")]
 QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c -1\nq2 0 x 1\nq3 0 z 0\n"
 RUN = "q1 Q0 c 1 3.0 r\nq1 Q0 a 2 2.0 r\nq1 Q0 u 3 1.0 r\nq2 Q0 y 1 1.0 r\nq9 Q0 a 1 1.0 r\n"
 
@@ -48,9 +48,7 @@ def test_json_report_has_the_documented_keys_and_validates(run_cli: Cli) -> None
 
 def test_trec_format_prints_measure_query_value(run_cli: Cli) -> None:
     qrels, run = run_cli.write("t.qrels", QRELS), run_cli.write("t.run", RUN)
-    out = run_cli(
-        "score", str(run), "--qrels", str(qrels), "--format", "trec", "--per-query", "--metrics", "RR"
-    ).output
+    out = run_cli("score", str(run), "--qrels", str(qrels), "--format", "trec", "--per-query", "--metrics", "RR").output
     lines = [line.split("\t") for line in out.splitlines()]
     assert ["RR", "q1", "0.500000"] in lines and ["RR", "all", f"{0.5 / 3:.6f}"] in lines
 
@@ -58,9 +56,7 @@ def test_trec_format_prints_measure_query_value(run_cli: Cli) -> None:
 def test_csv_and_out_file(run_cli: Cli) -> None:
     qrels, run = run_cli.write("t.qrels", QRELS), run_cli.write("t.run", RUN)
     target = run_cli.tmp / "out" / "s.csv"
-    run_cli(
-        "score", str(run), "--qrels", str(qrels), "--format", "csv", "--out", str(target), "--metrics", "RR"
-    )
+    run_cli("score", str(run), "--qrels", str(qrels), "--format", "csv", "--out", str(target), "--metrics", "RR")
     rows = target.read_text().splitlines()
     assert rows[0].startswith("run,metric,stratum,n,mean")
     assert rows[1].startswith("t.run,RR,all,3,")
@@ -75,9 +71,7 @@ def test_min_coverage_exits_1_naming_metric_and_stratum(run_cli: Cli) -> None:
 
 
 def test_profile_selects_metrics_and_strata(run_cli: Cli) -> None:
-    out = run_cli(
-        "score", RUNS[0], "--golden", str(PYDOCS), "--profile", "palette", "--format", "json"
-    ).output
+    out = run_cli("score", RUNS[0], "--golden", str(PYDOCS), "--profile", "palette", "--format", "json").output
     report = json.loads(out)
     assert list(report["metrics"]) == ["RR", "Success@1"]
     assert report["queries"]["evaluated"] == 15
@@ -100,10 +94,7 @@ def test_store_and_golden_folder_give_the_same_numbers(run_cli: Cli) -> None:
 
 def test_jsonl_run_equals_trec_run(run_cli: Cli) -> None:
     qrels = run_cli.write("t.qrels", QRELS)
-    lines = [
-        {"query_id": f.split()[0], "doc_id": f.split()[2], "score": float(f.split()[4])}
-        for f in RUN.splitlines()
-    ]
+    lines = [{"query_id": f.split()[0], "doc_id": f.split()[2], "score": float(f.split()[4])} for f in RUN.splitlines()]
     jl = run_cli.write("t.jsonl", "\n".join(json.dumps(x) for x in lines))
     trec_out = json.loads(
         run_cli("score", str(run_cli.write("t.run", RUN)), "--qrels", str(qrels), "--format", "json").output
@@ -114,9 +105,7 @@ def test_jsonl_run_equals_trec_run(run_cli: Cli) -> None:
 
 def test_bad_run_line_exits_2(run_cli: Cli) -> None:
     qrels = run_cli.write("t.qrels", QRELS)
-    result = run_cli(
-        "score", str(run_cli.write("bad.run", "q1 Q0 a 1 x r\n")), "--qrels", str(qrels), ok=False
-    )
+    result = run_cli("score", str(run_cli.write("bad.run", "q1 Q0 a 1 x r\n")), "--qrels", str(qrels), ok=False)
     assert result.exit_code == 2 and "bad.run:1: score 'x' is not a number" in result.output
 
 
@@ -154,9 +143,9 @@ def test_exported_lines_validate_against_their_schemas(run_cli: Cli, tmp_path: P
         for line in (tmp_path / name).read_text().splitlines():
             validator.validate(json.loads(line))
     for line in (PYDOCS / "queries.jsonl").read_text().splitlines():
-        jsonschema.Draft202012Validator(
-            json.loads((ROOT / "schemas" / "query.schema.json").read_text())
-        ).validate(json.loads(line))
+        jsonschema.Draft202012Validator(json.loads((ROOT / "schemas" / "query.schema.json").read_text())).validate(
+            json.loads(line)
+        )
 
 
 def test_no_bounds_gives_the_same_values_and_null_bounds(run_cli: Cli) -> None:

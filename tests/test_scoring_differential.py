@@ -110,9 +110,7 @@ def test_tie_order_is_doc_id_descending_by_bytes() -> None:
 
 
 def test_duplicates_are_errors_naming_both_lines() -> None:
-    with pytest.raises(
-        InputError, match=r"dup_docs.run:\d+: document 'd1' appears twice .* \(first on line \d+\)"
-    ):
+    with pytest.raises(InputError, match=r"dup_docs.run:\d+: document 'd1' appears twice .* \(first on line \d+\)"):
         list(trec.read_run(DATA / "dup_docs.run"))
     with pytest.raises(InputError, match=r"dup_qrels.qrels:\d+: duplicate judgment .* \(first on line \d+\)"):
         list(trec.read_qrels(DATA / "dup_qrels.qrels"))

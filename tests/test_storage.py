@@ -92,16 +92,17 @@ def test_file_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:
     assert again.conn.execute("PRAGMA user_version").fetchone()[0] == 1
 
 
-def test_load_golden_is_one_transaction(tmp_path: Path, store: Store) -> None:
-    folder = tmp_path / "g"
-    folder.mkdir()
-    (folder / "golden.json").write_text('{"name": "g"}')
-    (folder / "queries.jsonl").write_text('{"id": "q1", "text": "x"}\n')
-    (folder / "judgments.jsonl").write_text(
-        '{"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n'
-        '{"query_id": "q2", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n'
-    )
+def test_load_version_is_one_transaction(tmp_path: Path, store: Store) -> None:
+    from qrelkit import versioning
+
+    source = Store.memory()
+    _queries(source, "q1")
+    source.record(ev("q1", "a", JudgmentState.GRADED, 2))
+    versioning.freeze(source.snapshot(), tmp_path, "g", "1")
+    folder = tmp_path / "g" / "1"
+    with open(folder / "judgments.jsonl", "a") as fh:  # an event for an unknown query, on line 2
+        fh.write('{"query_id": "q9", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n')
     before = store.counts()
-    with pytest.raises(InputError, match="judgments.jsonl:2: query 'q2'"):
-        store.load_golden(folder)
+    with pytest.raises(InputError, match="judgments.jsonl:2: query 'q9'"):
+        store.load_version(folder, check=False)
     assert store.counts() == before

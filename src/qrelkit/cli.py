@@ -21,9 +21,9 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__, versioning
-from .errors import QrelkitError, UsageError
+from .errors import InputError, QrelkitError, UsageError
 from .formats import beir, jsonl, trec, tsv
-from .formats._io import atomic_write, read_blocks
+from .formats._io import atomic_write, read_blocks, read_text
 from .models import (
     DEFAULT_STRATUM,
     FileFingerprint,
@@ -248,9 +248,7 @@ def import_docs(ctx: click.Context, file: Path) -> None:
     """Import documents from JSONL (id, title, text)."""
     from .models import Document
 
-    docs = (
-        d for _, d in jsonl.read_models(file, Document, 'lines are {"id": ..., "title": ..., "text": ...}')
-    )
+    docs = (d for _, d in jsonl.read_models(file, Document, 'lines are {"id": ..., "title": ..., "text": ...}'))
     n = _store(ctx, create=True).import_documents(docs)
     out.print(f"imported {n} documents from {file}")
 
@@ -325,8 +323,7 @@ def status(ctx: click.Context, fmt: str) -> None:
     scale = store.scale
     grades = [str(level.grade) for level in scale.levels]
     out.print(
-        f"[bold]{st.name}[/bold]: {st.queries} queries, {st.documents} documents, "
-        f"{st.judgment_events} judgment events"
+        f"[bold]{st.name}[/bold]: {st.queries} queries, {st.documents} documents, {st.judgment_events} judgment events"
     )
     caption = "grades: " + " · ".join(f"{g} {scale.name_of(int(g))}" for g in grades)
     table = Table("stratum", "weight", "queries", *grades, "skipped", "unlabeled", caption=caption)
@@ -430,15 +427,30 @@ def _golden_from_store(store: Store, version: str | None = None) -> Golden:
     )
 
 
+def _golden_from_version(folder: Path, *, check: bool) -> Golden:
+    from .scoring import Columns
+
+    snap = versioning.read(folder, check=check)
+    manifest = versioning.read_manifest(folder)
+    digest = snap.content_hash() if not check else manifest.content_hash
+    return Golden(
+        labels=Columns.from_rows([(x.query_id, x.doc_id, x.grade) for x in snap.labels], integer=True),
+        labels_hash=None,
+        queries=[q.id for q in snap.queries],
+        strata={q.id: q.stratum for q in snap.queries},
+        info=snap.info,
+        golden=GoldenFingerprint(name=manifest.name, version=manifest.version, content_hash=digest),
+        qrels=None,
+    )
+
+
 def _golden_from_qrels(path: Path) -> Golden:
     from .scoring import Columns, trec_columns
 
     digest = hashlib.sha256()
     parsed = trec_columns(_hashing(read_blocks(path), digest), "qrels")
     if parsed is None:  # irregular or compressed: the exact reader streams it and names any bad line
-        labels = Columns.from_rows(
-            [(r.query_id, r.doc_id, r.grade) for r in trec.read_qrels(path)], integer=True
-        )
+        labels = Columns.from_rows([(r.query_id, r.doc_id, r.grade) for r in trec.read_qrels(path)], integer=True)
         labels_hash = None
     else:
         labels, labels_hash = parsed.columns, parsed.doc_hash
@@ -470,9 +482,7 @@ def _file_sha256(path: Path, digest: Any, *, complete: bool) -> str:
     return "sha256:" + str(digest.hexdigest())
 
 
-def _resolve_metrics(
-    metrics: str | None, profile: str | None, info: GoldenSetInfo
-) -> tuple[str, list[str] | None]:
+def _resolve_metrics(metrics: str | None, profile: str | None, info: GoldenSetInfo) -> tuple[str, list[str] | None]:
     if profile is None:
         return metrics or ",".join(DEFAULT_METRICS), None
     found = {p.name: p for p in info.profiles}
@@ -485,12 +495,8 @@ def _resolve_metrics(
 
 @cli.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--golden", type=click.Path(file_okay=False, path_type=Path), help="Score against a golden-set folder."
-)
-@click.option(
-    "--qrels", type=click.Path(dir_okay=False, path_type=Path), help="Score against a TREC qrels file."
-)
+@click.option("--golden", type=click.Path(file_okay=False, path_type=Path), help="Score against a golden-set folder.")
+@click.option("--qrels", type=click.Path(dir_okay=False, path_type=Path), help="Score against a TREC qrels file.")
 @click.option("--metrics", help=f"Comma-separated measures [default: {','.join(DEFAULT_METRICS)}].")
 @click.option("--profile", help="Use a scoring profile's metrics and strata.")
 @click.option("--per-query", is_flag=True, help="Include every query's value, coverage and bounds.")
@@ -500,6 +506,7 @@ def _resolve_metrics(
 @click.option("--min-coverage", type=click.FloatRange(0, 1), help="Exit 1 if any metric or stratum is below.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="Write here.")
 @click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower).")
+@click.option("--verify/--no-verify", default=True, show_default=True, help="Refuse an altered --golden version.")
 @click.pass_context
 def score(
     ctx: click.Context,
@@ -513,6 +520,7 @@ def score(
     min_coverage: float | None,
     out_path: Path | None,
     bounds: bool,
+    verify: bool,
 ) -> None:
     """Score RUNS (TREC run files or JSONL) with coverage and bounds, against the store by default.
 
@@ -532,12 +540,7 @@ def score(
     if qrels:
         source = _golden_from_qrels(qrels)
     elif golden:
-        from .storage import Store
-
-        scratch = Store.memory()
-        scratch.load_golden(golden)
-        source = _golden_from_store(scratch, version=None)
-        scratch.close()
+        source = _golden_from_version(golden, check=verify)
     else:
         source = _golden_from_store(_store(ctx))
     metric_text, strata_filter = _resolve_metrics(metrics, profile, source.info)
@@ -603,9 +606,7 @@ def score_run(
     fingerprint = Fingerprint(
         golden=source.golden,
         qrels=source.qrels,
-        run=FileFingerprint(
-            name=run_path.name, sha256=_file_sha256(run_path, digest, complete=parsed is not None)
-        ),
+        run=FileFingerprint(name=run_path.name, sha256=_file_sha256(run_path, digest, complete=parsed is not None)),
         metrics=[m.canonical for m in ev.measures],
         relevance_threshold=scale.relevance_threshold,
         max_grade=ev.ranked.max_grade,
@@ -627,9 +628,7 @@ def coverage_violations(reports: list[ScoreReport], threshold: float) -> list[st
     return found
 
 
-def render_reports(
-    reports: list[ScoreReport], fmt: str, *, per_query: bool, min_coverage: float | None
-) -> str:
+def render_reports(reports: list[ScoreReport], fmt: str, *, per_query: bool, min_coverage: float | None) -> str:
     if fmt == "json":
         if len(reports) == 1:
             return reports[0].model_dump_json(indent=2, exclude_none=False) + "\n"
@@ -663,9 +662,7 @@ def _csv(reports: list[ScoreReport], per_query: bool) -> str:
         for rep in reports:
             for qid, measures in (rep.per_query or {}).items():
                 for name, qs in measures.items():
-                    w.writerow(
-                        [rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *(qs.bounds or ("", ""))]
-                    )
+                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *(qs.bounds or ("", ""))])
         return buf.getvalue()
     w.writerow(
         [
@@ -759,9 +756,7 @@ def _table(rep: ScoreReport, min_coverage: float | None) -> str:
             f"{m.ci95[0]:.3f}–{m.ci95[1]:.3f}",
             "-" if m.weighted_mean is None else f"{m.weighted_mean:.4f}",
             _cov_cell(m.coverage, threshold),
-            "-"
-            if m.bounds is None
-            else f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
+            "-" if m.bounds is None else f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
         )
     strata = sorted({s for m in rep.metrics.values() for s in m.by_stratum})
     console = _Console(width=max(out.width, 110), record=True, force_terminal=out.is_terminal)
@@ -775,9 +770,7 @@ def _table(rep: ScoreReport, min_coverage: float | None) -> str:
         console.print(table)
         console.print(notes, style="dim")
         if len(strata) > 1:
-            by = Table(
-                "metric", *[f"{s} (n={_n(rep, s)})" for s in strata], title="by stratum: mean · coverage"
-            )
+            by = Table("metric", *[f"{s} (n={_n(rep, s)})" for s in strata], title="by stratum: mean · coverage")
             for name, m in rep.metrics.items():
                 by.add_row(name, *[_stratum_cell(m.by_stratum.get(s), threshold) for s in strata])
             console.print(by)
@@ -833,18 +826,162 @@ def schemas_check(ctx: click.Context, folder: Path) -> None:
     out.print(f"{len(generated.SCHEMAS)} schemas up to date")
 
 
+# -- versions --------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("name")
+@click.argument("version")
+@click.option("--note", help="What changed, for the manifest.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default="goldensets",
+    show_default=True,
+    help="Folder of golden sets.",
+)
+@click.pass_context
+def freeze(ctx: click.Context, name: str, version: str, note: str | None, out_dir: Path) -> None:
+    """Freeze the store as OUT/NAME/VERSION/: manifest, queries, documents, qrels, event log, pool."""
+    if any(c.isspace() or c in "/\\" for c in name + version) or not name or not version:
+        raise UsageError(f"invalid name or version {name!r} {version!r}", "no spaces or slashes")
+    manifest = versioning.freeze(_store(ctx).snapshot(), out_dir, name, version, note=note)
+    totals = manifest.counts["all"]
+    out.print(
+        f"froze {out_dir / name / version}: {totals.queries} queries, {sum(totals.labels.values())} labels, "
+        f"{totals.skipped} skipped, {totals.unlabeled} pooled unlabeled; content {manifest.content_hash[:19]}"
+        + (f" (parent {manifest.parent_version})" if manifest.parent_version else "")
+    )
+
+
+@cli.command("verify")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.pass_context
+def verify_cmd(ctx: click.Context, folder: Path) -> None:
+    """Check every file of a frozen version against its manifest; exit 1 naming what changed."""
+    problems = versioning.verify(folder)
+    if problems:
+        for problem in problems:
+            err.print(f"[bold red]altered:[/bold red] {folder / problem}")
+        ctx.exit(1)
+    manifest = versioning.read_manifest(folder)
+    out.print(f"{folder}: {len(manifest.files)} files match the manifest ({manifest.content_hash[:19]})")
+
+
+@cli.command("diff")
+@click.argument("folder_a", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder_b", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def diff_cmd(folder_a: Path, folder_b: Path, fmt: str) -> None:
+    """What changed between two frozen versions: queries, labels, regrades, weights, profiles, coverage."""
+    a, b = versioning.read(folder_a), versioning.read(folder_b)
+    ma, mb = versioning.read_manifest(folder_a), versioning.read_manifest(folder_b)
+    d = versioning.diff(a, b, f"{ma.name}/{ma.version}", f"{mb.name}/{mb.version}")
+    if fmt == "json":
+        click.echo(d.model_dump_json(indent=2))
+        return
+    out.print(f"[bold]{d.from_version} -> {d.to_version}[/bold]" + ("" if d.content_changed else " (same content)"))
+    q = d.queries
+    out.print(
+        f"queries: +{len(q['added'])} -{len(q['removed'])} moved {len(q['moved'])}"
+        + "".join(f"\n  {k}: {', '.join(v)}" for k, v in q.items() if v)
+    )
+    lab = d.labels
+    out.print(
+        f"labels: +{lab['added']} -{lab['removed']}, regraded "
+        + (", ".join(f"{k}: {n}" for k, n in lab["regraded"].items()) or "none")
+    )
+    for stratum, changes in lab["regraded_by_stratum"].items():
+        out.print(f"  {stratum}: " + ", ".join(f"{k}: {n}" for k, n in changes.items()))
+    for stratum, w in d.strata.items():
+        out.print(f"stratum {stratum}: weight {w['from']} -> {w['to']}")
+    for kind, names in d.profiles.items():
+        if names:
+            out.print(f"profiles {kind}: {', '.join(names)}")
+    cov = d.coverage
+    out.print(f"pool coverage: {_percent(cov['from'])} -> {_percent(cov['to'])}")
+
+
+def _percent(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+@import_.command("version")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--verify/--no-verify", default=True, show_default=True, help="Refuse an altered version.")
+@click.pass_context
+def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
+    """Load a frozen version into the store (one transaction)."""
+    manifest = _store(ctx, create=True).load_version(folder, check=verify)
+    out.print(f"imported {manifest.name} {manifest.version} ({manifest.content_hash[:19]}) from {folder}")
+
+
+@cli.command()
+@click.argument("report_a", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("report_b", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--allow-mismatch", is_flag=True, help="Compare anyway, over the queries both share.")
+def compare(report_a: Path, report_b: Path, allow_mismatch: bool) -> None:
+    """Compare two JSON score reports (`score --format json --per-query`); refuses numbers computed
+    over different golden content, metrics, cutoffs or thresholds unless --allow-mismatch."""
+    a, b = _read_report(report_a), _read_report(report_b)
+    differences = versioning.comparability(a, b)
+    if differences and not allow_mismatch:
+        raise UsageError("not comparable: " + "; ".join(differences), "pass --allow-mismatch to compare anyway")
+    table = Table("metric", f"A {a.fingerprint.run.name}", f"B {b.fingerprint.run.name}", "B - A", "queries")
+    shared = sorted(set(a.per_query or {}) & set(b.per_query or {}))
+    for name in [m for m in a.metrics if m in b.metrics]:
+        if differences and a.per_query and b.per_query:
+            va = [a.per_query[q][name].value for q in shared if name in a.per_query[q]]
+            vb = [b.per_query[q][name].value for q in shared if name in b.per_query[q]]
+            ma, mb, n = (sum(va) / len(va) if va else 0.0), (sum(vb) / len(vb) if vb else 0.0), len(va)
+        else:
+            ma, mb, n = a.metrics[name].mean, b.metrics[name].mean, a.metrics[name].n
+        table.add_row(name, f"{ma:.4f}", f"{mb:.4f}", f"{mb - ma:+.4f}", str(n))
+    if differences:
+        err.print("[bold yellow]compared despite:[/bold yellow] " + "; ".join(differences))
+        err.print(
+            f"over the {len(shared)} queries both reports share"
+            if a.per_query and b.per_query
+            else "per-query values missing: means are over each report's own queries"
+        )
+    out.print(table)
+
+
+def _read_report(path: Path) -> ScoreReport:
+    import json
+
+    from pydantic import ValidationError
+
+    from .formats.jsonl import describe_validation_error
+
+    try:
+        return ScoreReport.model_validate(json.loads(read_text(path)))
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg})",
+            "give a report from `score --format json`",
+            path=str(path),
+            line=exc.lineno,
+        ) from None
+    except ValidationError as exc:
+        raise InputError(
+            describe_validation_error(exc), "give one report from `score --format json`", path=str(path)
+        ) from None
+
+
 # -- demo ------------------------------------------------------------------------------------
 
 
 def bundled_golden(name: str = "pydocs") -> Path:
-    """The golden set shipped with qrelkit (inside the wheel, or in the source checkout)."""
+    """The newest frozen version of a golden set shipped with qrelkit (inside the wheel, or in
+    the source checkout); its runs are in the `runs/` folder beside it."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "_bundled" / name, here.parents[1] / "goldensets" / name):
-        if (candidate / "golden.json").exists():
-            return candidate
-    raise UsageError(
-        f"the bundled golden set {name!r} is missing from this installation", "reinstall qrelkit"
-    )
+        latest = versioning.latest_version(candidate)
+        if latest is not None:
+            return candidate / latest.version
+    raise UsageError(f"the bundled golden set {name!r} is missing from this installation", "reinstall qrelkit")
 
 
 @cli.command()
@@ -864,7 +1001,7 @@ def demo(keep: Path | None) -> None:
             raise UsageError(f"{path} already exists", "choose a new path for --keep")
         store = Store.open(path)
         try:
-            store.load_golden(folder)
+            store.load_version(folder)
             _demo_report(store, folder)
         finally:
             store.close()
@@ -879,9 +1016,9 @@ def _demo_report(store: Store, folder: Path) -> None:
         f"{st.documents} passages, {sum(st.labels.values())} labels, {st.skipped} skipped, "
         f"{st.unlabeled_pool} pooled but unlabeled\n"
     )
-    source = _golden_from_store(store)
+    source = _golden_from_version(folder, check=True)
     weights = {s.name: s.weight for s in source.info.strata}
-    for run_path in sorted((folder / "runs").glob("*.run")):
+    for run_path in sorted((folder.parent / "runs").glob("*.run")):
         report = score_run(source, run_path, ",".join(DEFAULT_METRICS), source.queries, weights, False)
         out.print(_table(report, None), end="")
         out.print()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -295,3 +295,55 @@ class ScoreReport(_Model):
     strata_without_queries: list[str] = Field(default_factory=list)
     metrics: dict[str, MetricReport]
     per_query: dict[str, dict[str, QueryScore]] | None = None
+
+
+# -- frozen versions ----------------------------------------------------------------------------
+
+
+class StratumCounts(_Model):
+    queries: int
+    labels: dict[str, int]
+    """Grade (as text) -> labeled pairs."""
+    skipped: int
+    unlabeled: int
+    """Pooled pairs with no label."""
+
+
+class Manifest(_Model):
+    """`manifest.json` of a frozen golden-set version."""
+
+    format_version: int = 1
+    name: Identifier
+    version: Identifier
+    parent_version: str | None = None
+    created: datetime
+    note: str | None = None
+    scale: GradeScale
+    strata: list[Stratum]
+    profiles: list[ScoringProfile]
+    counts: dict[str, StratumCounts]
+    """Stratum -> counts; the key `all` holds the totals."""
+    files: dict[str, str]
+    """File name -> `sha256:<hex>` of its bytes."""
+    documents_sha256: str
+    """Order-independent hash of the documents (see `versioning.documents_hash`)."""
+    content_hash: str
+    """Canonical hash of documents, queries, labels, strata, weights, scale and profiles."""
+
+
+class VersionDiff(_Model):
+    """What changed from one version to another (`qrelkit diff --format json`)."""
+
+    from_version: str
+    to_version: str
+    content_changed: bool
+    queries: dict[str, list[str]]
+    """`added`, `removed`, `moved` (to another stratum): query ids."""
+    labels: dict[str, Any]
+    """`added`, `removed`: counts; `regraded`: {"OLD->NEW": count}; `regraded_by_stratum`."""
+    strata: dict[str, dict[str, float | None]]
+    """Stratum -> {"from": weight, "to": weight} for every added, removed or reweighted one."""
+    profiles: dict[str, list[str]]
+    """`added`, `removed`, `changed`: profile names."""
+    coverage: dict[str, float | None]
+    """`from`, `to`: labeled / (labeled + pooled-unlabeled) pairs."""

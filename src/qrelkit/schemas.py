@@ -11,10 +11,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .models import Judgment, Label, Query, ScoreReport
+from .models import Document, Judgment, Label, Manifest, PoolEntry, Query, ScoreReport
 
 SCHEMAS: dict[str, type[BaseModel]] = {
+    "manifest.schema.json": Manifest,
     "query.schema.json": Query,
+    "document.schema.json": Document,
+    "pool-entry.schema.json": PoolEntry,
     "judgment.schema.json": Judgment,
     "label.schema.json": Label,
     "score-report.schema.json": ScoreReport,

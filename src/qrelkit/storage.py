@@ -17,7 +17,8 @@ from typing import Any
 
 import sqlite_utils
 
-from .errors import InputError, StoreError
+from . import versioning
+from .errors import InputError, StoreError, VersionError
 from .formats.trec import QrelRecord
 from .models import (
     DEFAULT_STRATUM,
@@ -27,6 +28,7 @@ from .models import (
     Judgment,
     JudgmentState,
     Label,
+    Manifest,
     PoolEntry,
     Query,
     ScoringProfile,
@@ -101,9 +103,7 @@ class Store:
         if not create and not p.exists():
             raise StoreError(f"no store at {p}", "create one with `qrelkit init`, or pass --db PATH")
         try:
-            conn = sqlite3.connect(
-                p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-            )
+            conn = sqlite3.connect(p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
@@ -153,26 +153,47 @@ class Store:
             self._depth = 0
         self.conn.execute("COMMIT")
 
-    def load_golden(self, folder: str | Path) -> None:
-        """Load a golden-set folder (settings, queries, documents, judgments, unlabeled pool)
-        in one transaction."""
-        from .formats import golden
-
-        info = golden.read_info(folder)
+    def load_version(self, folder: str | Path, *, check: bool = True) -> Manifest:
+        """Load a frozen version (settings, queries, documents, the event log, the unlabeled pool)
+        in one transaction; with `check`, an altered version is refused. The labels the log
+        resolves to must equal the version's qrels.txt."""
+        snap = versioning.read(Path(folder), check=check)
+        manifest = versioning.read_manifest(Path(folder))
+        source = str(Path(folder) / "judgments.jsonl")
         with self.transaction():
-            self._set_meta("name", info.name)
-            self._set_meta("scale", info.scale.model_dump_json())
-            for stratum in info.strata:
+            self._set_meta("name", snap.info.name)
+            self._set_meta("scale", snap.info.scale.model_dump_json())
+            for stratum in snap.info.strata:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)",
                     [stratum.name, stratum.weight],
                 )
-            for profile in info.profiles:
+            for profile in snap.info.profiles:
                 self._put_profile(profile)
-            self.import_queries(golden.read_queries(folder), source=golden.path_of(folder, "queries"))
-            self.import_documents(golden.read_documents(folder))
-            self.import_judgments(golden.read_judgments(folder), source=golden.path_of(folder, "judgments"))
-            self.add_to_pool(golden.read_unlabeled(folder))
+            self.import_queries(enumerate(snap.queries, 1), source=str(Path(folder) / "queries.jsonl"))
+            self.import_documents(snap.documents)
+            self.import_judgments(enumerate(snap.events, 1), source=source)
+            self.add_to_pool(snap.unlabeled)
+            if {(x.query_id, x.doc_id, x.grade) for x in self.labels()} != {
+                (x.query_id, x.doc_id, x.grade) for x in snap.labels
+            }:
+                raise VersionError(
+                    f"{folder}: the judgment log does not resolve to qrels.txt",
+                    "the version is inconsistent; freeze it again from its store",
+                )
+        return manifest
+
+    def snapshot(self) -> versioning.Snapshot:
+        """Everything in the store, for freezing."""
+        return versioning.Snapshot(
+            info=self.info(),
+            queries=self.queries(),
+            documents=list(self.documents()),
+            labels=self.labels(),
+            events=self.events(),
+            unlabeled=self.unlabeled_pool(),
+            skipped=self.skipped(),
+        )
 
     def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         cur = self.conn.execute(sql, tuple(params))
@@ -215,10 +236,7 @@ class Store:
                 self._set_meta("scale", scale.model_dump_json())
 
     def strata(self) -> list[Stratum]:
-        return [
-            Stratum(name=r["name"], weight=r["weight"])
-            for r in self._rows("SELECT * FROM strata ORDER BY name")
-        ]
+        return [Stratum(name=r["name"], weight=r["weight"]) for r in self._rows("SELECT * FROM strata ORDER BY name")]
 
     def set_stratum(self, stratum: Stratum) -> None:
         with self.transaction():
@@ -255,9 +273,7 @@ class Store:
 
     # -- imports (each one transaction) ----------------------------------------------------
 
-    def import_queries(
-        self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False
-    ) -> int:
+    def import_queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
         """Insert or update queries. A stratum that has no weight yet is an error naming the line,
         unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
         n = 0
@@ -268,8 +284,7 @@ class Store:
                     if not (create_strata or q.stratum == DEFAULT_STRATUM):
                         raise InputError(
                             f"unknown stratum {q.stratum!r}",
-                            f"define it first: qrelkit strata set {q.stratum} WEIGHT "
-                            "(or pass --create-strata)",
+                            f"define it first: qrelkit strata set {q.stratum} WEIGHT (or pass --create-strata)",
                             path=source,
                             line=lineno,
                         )
@@ -444,11 +459,7 @@ class Store:
 
     def document(self, doc_id: str) -> Document | None:
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
-        return (
-            Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "")
-            if rows
-            else None
-        )
+        return Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "") if rows else None
 
     def counts(self) -> dict[str, int]:
         """Row counts of every table (used to show that a failed import changed nothing)."""

@@ -38,9 +38,7 @@ def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
 def read_corpus(folder: PathLike) -> Iterator[Document]:
     path = _gz(Path(folder), "corpus.jsonl")
     for lineno, obj in read_objects(path):
-        yield Document(
-            id=_id(obj, path, lineno), title=str(obj.get("title") or ""), text=str(obj.get("text") or "")
-        )
+        yield Document(id=_id(obj, path, lineno), title=str(obj.get("title") or ""), text=str(obj.get("text") or ""))
 
 
 def read_queries(folder: PathLike, stratum: str) -> Iterator[Query]:
@@ -70,9 +68,7 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
         try:
             grade = int(grade_text)
         except ValueError:
-            raise InputError(
-                f"score {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno
-            ) from None
+            raise InputError(f"score {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno) from None
         first = seen.setdefault((qid, docid), lineno)
         if first != lineno:
             raise InputError(

@@ -68,9 +68,7 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
     for lineno, obj in read_objects(path):
         qid, docid, score = obj.get("query_id"), obj.get("doc_id"), obj.get("score")
         if not isinstance(qid, str) or not isinstance(docid, str) or not qid or not docid:
-            raise InputError(
-                "query_id and doc_id must be non-empty strings", RUN_HINT, path=name, line=lineno
-            )
+            raise InputError("query_id and doc_id must be non-empty strings", RUN_HINT, path=name, line=lineno)
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
             raise InputError(f"score {score!r} is not a finite number", RUN_HINT, path=name, line=lineno)
         first = seen.setdefault((qid, docid), lineno)

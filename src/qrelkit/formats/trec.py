@@ -52,9 +52,7 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
         try:
             grade = int(grade_text)
         except ValueError:
-            raise InputError(
-                f"grade {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno
-            ) from None
+            raise InputError(f"grade {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno) from None
         if abs(grade) > 1_000_000:
             raise InputError(f"grade {grade} is out of range", QRELS_HINT, path=name, line=lineno)
         key = (qid, docid)
@@ -83,9 +81,7 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
         try:
             score = float(score_text)
         except ValueError:
-            raise InputError(
-                f"score {score_text!r} is not a number", RUN_HINT, path=name, line=lineno
-            ) from None
+            raise InputError(f"score {score_text!r} is not a number", RUN_HINT, path=name, line=lineno) from None
         if not math.isfinite(score):
             raise InputError(f"score {score_text!r} is not finite", RUN_HINT, path=name, line=lineno)
         key = (qid, docid)

@@ -127,9 +127,7 @@ _BITMAP = 1 << 23
 """Slots of the prefilter bitmap used by the qrels join (1 MiB of booleans... times 8)."""
 
 
-def _ranked_order(
-    code: IntArray, score: npt.NDArray[np.float64], change: npt.NDArray[np.bool_]
-) -> IntArray | None:
+def _ranked_order(code: IntArray, score: npt.NDArray[np.float64], change: npt.NDArray[np.bool_]) -> IntArray | None:
     """Row order by (query code, score descending); None when the rows are in that order already.
 
     `change` marks rows where the query (as written) differs from the row above. Runs usually
@@ -248,9 +246,7 @@ def rank_columns(
     r_key *= _MIX
     r_key += run_hash
     if not run_unique:  # every query counts here, run-only ones included (trec_eval refuses them too)
-        change = (
-            np.concatenate(([True], run.query[1:] != run.query[:-1])) if len(run.query) else np.zeros(0, bool)
-        )
+        change = np.concatenate(([True], run.query[1:] != run.query[:-1])) if len(run.query) else np.zeros(0, bool)
         _, head_codes = np.unique(run.query[change], return_inverse=True)
         all_codes = head_codes.ravel()[np.cumsum(change) - 1].astype(np.uint64)
         sorted_keys = np.sort(all_codes * _MIX + run_hash)

@@ -105,9 +105,7 @@ def _fields_simple(
         return None
     if not (ends_at_newline[line_ends] == 10).all():
         return None
-    starts_of = [np.concatenate(([0], line_ends[:-1] + 1))] + [
-        seps[j::nfields] + 1 for j in range(nfields - 1)
-    ]
+    starts_of = [np.concatenate(([0], line_ends[:-1] + 1))] + [seps[j::nfields] + 1 for j in range(nfields - 1)]
     return [(starts_of[j], seps[j::nfields]) for j in range(nfields)]
 
 
@@ -164,9 +162,7 @@ def _parse_block(data: bytes, kind: str) -> _Block | None:
         return None
     if kind == "qrels" and (np.abs(value) > 1_000_000).any():
         return None
-    return _Block(
-        query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value
-    )
+    return _Block(query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value)
 
 
 def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:

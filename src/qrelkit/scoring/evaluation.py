@@ -57,9 +57,7 @@ class Evaluation:
         }
 
     def means(self) -> dict[str, float]:
-        return {
-            m.name: float(self.scores[m.name].value.mean()) if self.query_ids else 0.0 for m in self.measures
-        }
+        return {m.name: float(self.scores[m.name].value.mean()) if self.query_ids else 0.0 for m in self.measures}
 
     def counts(self) -> QueryCounts:
         r = self.ranked
@@ -210,9 +208,7 @@ def evaluate_columns(
         labels: dict[str, dict[str, int]] = {}
         for q, d, g in zip(qrels.query, qrels.doc, qrels.value, strict=True):
             labels.setdefault(q.decode(), {})[d.decode()] = int(g)
-        rows = (
-            (q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True)
-        )
+        rows = ((q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True))
         ranked = rank(labels, rows, queries=query_list, max_grade=max_grade)
     scores = {m.name: compute(ranked, m, relevance_threshold, bounds=bounds) for m in measures}
     strata = strata or {}

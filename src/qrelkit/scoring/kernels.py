@@ -255,9 +255,7 @@ def compute(r: Ranked, m: Measure, default_threshold: int, *, bounds: bool = Tru
     step = max(1, BLOCK_CELLS // max(r.depth, 1))
     if n <= step:
         return _compute(r, m, default_threshold, bounds)
-    parts = [
-        _compute(r.rows(lo, min(n, lo + step)), m, default_threshold, bounds) for lo in range(0, n, step)
-    ]
+    parts = [_compute(r.rows(lo, min(n, lo + step)), m, default_threshold, bounds) for lo in range(0, n, step)]
     return Scores(
         value=np.concatenate([p.value for p in parts]),
         coverage=np.concatenate([p.coverage for p in parts]),
