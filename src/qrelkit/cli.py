@@ -5,9 +5,7 @@ Errors raised below (`QrelkitError`) become one line on stderr and exit status 2
 
 from __future__ import annotations
 
-import getpass
 import hashlib
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -50,7 +48,24 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 class QrelkitGroup(click.Group):
-    """A click group that turns `QrelkitError` into a one-line message and exit status 2."""
+    """A click group that turns `QrelkitError` into a one-line message and exit status 2, and
+    finds commands that other parts of qrelkit register under the `qrelkit.commands` entry point
+    (the terminal UI's `judge`), loading them only when asked for."""
+
+    def _plugins(self) -> dict[str, Any]:
+        from importlib.metadata import entry_points
+
+        return {ep.name: ep for ep in entry_points(group="qrelkit.commands")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._plugins()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None or ctx.parent is not None:
+            return found
+        plugin = self._plugins().get(cmd_name)
+        return plugin.load() if plugin is not None else None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -251,16 +266,6 @@ def import_docs(ctx: click.Context, file: Path) -> None:
     docs = (d for _, d in jsonl.read_models(file, Document, 'lines are {"id": ..., "title": ..., "text": ...}'))
     n = _store(ctx, create=True).import_documents(docs)
     out.print(f"imported {n} documents from {file}")
-
-
-def default_assessor() -> str:
-    env = os.environ.get("QRELKIT_ASSESSOR")
-    if env:
-        return env
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in some containers
-        return "unknown"
 
 
 @import_.command("qrels")

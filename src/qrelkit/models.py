@@ -347,3 +347,35 @@ class VersionDiff(_Model):
     """`added`, `removed`, `changed`: profile names."""
     coverage: dict[str, float | None]
     """`from`, `to`: labeled / (labeled + pooled-unlabeled) pairs."""
+
+
+class DocState(_Model):
+    """A document in a query's judging queue, with its current state."""
+
+    doc_id: str
+    state: LabelState
+    grade: int | None = None
+    assessor: str | None = None
+    timestamp: str | None = None
+    note: str | None = None
+
+
+class QueryProgress(_Model):
+    """Judging progress of one query."""
+
+    query_id: str
+    stratum: str
+    text: str
+    labeled: int
+    skipped: int
+    unlabeled: int
+    """Pooled documents with no label (skipped ones not included)."""
+
+    @property
+    def total(self) -> int:
+        return self.labeled + self.skipped + self.unlabeled
+
+
+def default_assessor(environ: dict[str, str], login: str | None) -> str:
+    """`$QRELKIT_ASSESSOR`, else the login name, else "unknown"."""
+    return environ.get("QRELKIT_ASSESSOR") or login or "unknown"

@@ -22,15 +22,18 @@ from .errors import InputError, StoreError, VersionError
 from .formats.trec import QrelRecord
 from .models import (
     DEFAULT_STRATUM,
+    DocState,
     Document,
     GoldenSetInfo,
     GradeScale,
     Judgment,
     JudgmentState,
     Label,
+    LabelState,
     Manifest,
     PoolEntry,
     Query,
+    QueryProgress,
     ScoringProfile,
     StoreStatus,
     Stratum,
@@ -444,6 +447,54 @@ class Store:
             PoolEntry(query_id=r[0], doc_id=r[1], source=r[2] or "", best_rank=r[3])
             for r in self.conn.execute(sql, params)
         ]
+
+    # -- the judging queue -----------------------------------------------------------------
+
+    def queue(self, query_id: str) -> list[DocState]:
+        """A query's documents in judging order: the pool (best rank first, then insertion),
+        then labeled documents that were never pooled; each with its current state."""
+        sql = """
+            SELECT d.doc_id, c.state, c.grade, c.assessor, c.ts, c.note FROM (
+                SELECT doc_id, 0 AS part, coalesce(best_rank, 1e9) AS r, rowid AS o FROM pool WHERE query_id = ?
+                UNION ALL
+                SELECT doc_id, 1, 0, seq FROM current_state
+                WHERE query_id = ? AND doc_id NOT IN (SELECT doc_id FROM pool WHERE query_id = ?)
+            ) d
+            LEFT JOIN current_state c ON c.query_id = ? AND c.doc_id = d.doc_id
+            ORDER BY d.part, d.r, d.o
+        """
+        out = []
+        for doc_id, state, grade, assessor, ts, note in self.conn.execute(sql, [query_id] * 4):
+            label = {"graded": LabelState.GRADED, "skipped": LabelState.SKIPPED}.get(state, LabelState.UNLABELED)
+            if label is LabelState.UNLABELED:
+                grade = assessor = ts = note = None
+            out.append(DocState(doc_id=doc_id, state=label, grade=grade, assessor=assessor, timestamp=ts, note=note))
+        return out
+
+    def progress(self) -> list[QueryProgress]:
+        """Every query with its labeled, skipped and unlabeled-pool counts, by query id."""
+        sql = """
+            SELECT q.id, q.stratum, q.text,
+                   coalesce(l.labeled, 0), coalesce(l.skipped, 0), coalesce(u.unlabeled, 0)
+            FROM queries q
+            LEFT JOIN (SELECT query_id, sum(state = 'graded') AS labeled, sum(state = 'skipped') AS skipped
+                       FROM current_state GROUP BY query_id) l ON l.query_id = q.id
+            LEFT JOIN (SELECT p.query_id, count(*) AS unlabeled FROM pool p
+                       LEFT JOIN current_state c ON c.query_id = p.query_id AND c.doc_id = p.doc_id
+                       WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY p.query_id) u ON u.query_id = q.id
+            ORDER BY q.id
+        """
+        return [
+            QueryProgress(query_id=r[0], stratum=r[1], text=r[2], labeled=r[3], skipped=r[4], unlabeled=r[5])
+            for r in self.conn.execute(sql)
+        ]
+
+    def query(self, query_id: str) -> Query | None:
+        rows = self._rows("SELECT * FROM queries WHERE id = ?", [query_id])
+        if not rows:
+            return None
+        r = rows[0]
+        return Query(id=r["id"], text=r["text"], stratum=r["stratum"], description=r["description"])
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -1,0 +1,35 @@
+"""A modal listing every key."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = [
+    ("0 1 2 3 …", "give that grade, save, go to the next document"),
+    ("s", "skip / unsure (recorded; stays unlabeled for scoring)"),
+    ("u", "clear the label: back to unlabeled (recorded)"),
+    ("n  →  p  ←", "next / previous document without judging"),
+    ("e", "add a note to the current document's judgment"),
+    ("enter", "in the query list: open the query"),
+    ("f", "in the query list: filter by stratum (cycles)"),
+    ("h", "in the query list: only queries with unlabeled documents"),
+    ("esc", "back to the query list / close this"),
+    ("q", "quit (every judgment is already saved)"),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, in one place."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Static { width: 72; height: auto; border: round $accent; padding: 1 2; background: $surface; }
+    """
+    BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "close")]
+
+    def compose(self) -> ComposeResult:
+        rows = "\n".join(f"[b]{key:<12}[/b] {what}" for key, what in KEYS)
+        yield Static(f"[b]Keys[/b]\n\n{rows}\n\n[dim]esc closes[/dim]")

@@ -1,0 +1,112 @@
+"""The query list: every query with its progress; enter opens it for judging."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Header, Static
+
+from ..models import QueryProgress
+from .help import HelpScreen
+from .judging import JudgingScreen
+from .state import Session
+
+BAR = 6
+
+
+def progress_bar(p: QueryProgress) -> str:
+    total = p.total
+    if not total:
+        return "[dim]" + "·" * BAR + "   -[/dim]"
+    done = (p.labeled + p.skipped) / total
+    filled = round(done * BAR)
+    return f"[green]{'█' * filled}[/green][dim]{'░' * (BAR - filled)}[/dim] {done:4.0%}"
+
+
+class QueryListScreen(Screen[None]):
+    """Queries with labeled / skipped / unlabeled counts; filters by stratum and by open work."""
+
+    CSS_PATH = "query_list.tcss"
+    BINDINGS = [
+        Binding("f", "cycle_stratum", "stratum"),
+        Binding("h", "toggle_open", "has unlabeled"),
+        Binding("question_mark", "help", "keys"),
+        Binding("q", "app.quit", "quit"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.rows: list[QueryProgress] = []
+        self.only_open = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="filters")
+        yield DataTable(id="queries", cursor_type="row", zebra_stripes=True)
+        yield Static(
+            "[b]enter[/b] judge  [b]f[/b] stratum  [b]h[/b] only unlabeled  [b]?[/b] keys  [b]q[/b] quit", id="keys"
+        )
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("query", "stratum", "text", "done", "skip", "todo", "progress")
+        self.load()
+
+    def on_screen_resume(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def load(self) -> None:
+        """Counts come from the store in a worker thread: the UI stays responsive on big stores."""
+        rows = self.session.progress()
+        self.app.call_from_thread(self.show, rows)
+
+    def show(self, rows: list[QueryProgress]) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        selected = table.cursor_row
+        table.clear()
+        stratum = self.session.stratum
+        visible = [r for r in rows if (stratum is None or r.stratum == stratum) and (not self.only_open or r.unlabeled)]
+        for r in visible:
+            text = r.text if len(r.text) <= 22 else r.text[:21] + "…"
+            table.add_row(
+                r.query_id,
+                r.stratum,
+                text,
+                str(r.labeled),
+                str(r.skipped),
+                str(r.unlabeled),
+                progress_bar(r),
+                key=r.query_id,
+            )
+        if visible:
+            table.move_cursor(row=min(selected, len(visible) - 1))
+        labeled = sum(r.labeled for r in visible)
+        todo = sum(r.unlabeled for r in visible)
+        self.query_one("#filters", Static).update(
+            f"{len(visible)} queries · {stratum or 'all strata'}{' · with unlabeled only' if self.only_open else ''}"
+            f" · {labeled} labeled · {todo} unlabeled in the pool"
+        )
+        self.app.sub_title = f"judged {self.session.judged} this session"
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.app.push_screen(JudgingScreen(self.session, str(event.row_key.value)))
+
+    def action_cycle_stratum(self) -> None:
+        strata = sorted({r.stratum for r in self.rows})
+        order = [None, *strata]
+        current = order.index(self.session.stratum) if self.session.stratum in order else 0
+        self.session.stratum = order[(current + 1) % len(order)]
+        self.show(self.rows)
+
+    def action_toggle_open(self) -> None:
+        self.only_open = not self.only_open
+        self.show(self.rows)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query, Stratum
+from qrelkit.storage import Store
+
+
+def make_store(path: str | None = None) -> Store:
+    """Two queries; q1 has four pooled documents (one already graded by bob), q2 two."""
+    store = Store.open(path) if path else Store.memory()
+    store.configure(name="tiny")
+    store.set_stratum(Stratum(name="nav", weight=0.6))
+    store.set_stratum(Stratum(name="howto", weight=0.4))
+    store.import_queries(
+        [
+            (1, Query(id="q1", text="assert statement", stratum="nav", description="The assert reference.")),
+            (2, Query(id="q2", text="sort a list", stratum="howto")),
+        ],
+        source="t",
+    )
+    docs = [
+        Document(id="d1", title="The assert statement", text="Assert statements insert debugging assertions."),
+        Document(id="d2", title="Keywords", text="assert, async, await are keywords."),
+        Document(id="d3", title="Lists", text="list.sort() sorts a list in place."),
+        Document(id="d4", title="Exceptions", text="AssertionError is raised by a failed assert."),
+        Document(id="d5", title="sorted", text="sorted() returns a new sorted list."),
+    ]
+    store.import_documents(docs)
+    store.add_to_pool(
+        [PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate(["d1", "d2", "d3", "d4"], 1)]
+        + [PoolEntry(query_id="q2", doc_id=d, best_rank=r) for r, d in enumerate(["d3", "d5"], 1)]
+    )
+    store.import_judgments(
+        [
+            (
+                1,
+                Judgment(
+                    query_id="q1",
+                    doc_id="d2",
+                    state=JudgmentState.GRADED,
+                    grade=1,
+                    assessor="bob",
+                    timestamp="2026-01-02T03:04:05Z",
+                ),
+            )
+        ],
+        source="t",
+    )
+    return store
+
+
+@pytest.fixture
+def tiny_store() -> Iterator[Store]:
+    store = make_store()
+    yield store
+    store.close()
