@@ -89,7 +89,7 @@ def test_file_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:
     # a second connection sees the committed event: nothing was left in a transaction
     again = Store.open(tmp_path / "s.db")
     assert again.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
-    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == 2
 
 
 def test_load_version_is_one_transaction(tmp_path: Path, store: Store) -> None:
@@ -106,3 +106,26 @@ def test_load_version_is_one_transaction(tmp_path: Path, store: Store) -> None:
     with pytest.raises(InputError, match="judgments.jsonl:2: query 'q9'"):
         store.load_version(folder, check=False)
     assert store.counts() == before
+
+
+def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
+    import sqlite3
+
+    import sqlite_utils
+
+    from qrelkit import storage
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    storage.MIGRATIONS[0](sqlite_utils.Database(conn))
+    conn.execute("PRAGMA user_version=1")
+    conn.execute("INSERT INTO queries VALUES ('q1', 'x', 'default', NULL)")
+    conn.execute(
+        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts) VALUES "
+        "('q1', 'a', 'graded', 2, 'ann', 't1'), ('q1', 'a', 'graded', 3, 'bob', 't2')"
+    )
+    conn.close()
+    store = Store.open(path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(storage.MIGRATIONS)
+    assert store.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
+    assert store.queue("q1")[0].assessor == "bob"

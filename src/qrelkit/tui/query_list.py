@@ -53,7 +53,8 @@ class QueryListScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("query", "stratum", "text", "done", "skip", "todo", "progress")
-        self.load()
+        if self.is_current:  # under a judging screen (judge --query), it loads when shown
+            self.load()
 
     def on_screen_resume(self) -> None:
         self.load()

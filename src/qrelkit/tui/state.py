@@ -15,6 +15,7 @@ class Session:
     store: Store
     assessor: str
     scale: GradeScale = field(init=False)
+    _reader: Store | None = field(init=False, default=None, repr=False)
     judged: int = 0
     """Events this session committed (what the header shows is already on disk)."""
     stratum: str | None = None
@@ -37,4 +38,8 @@ class Session:
         return None
 
     def progress(self) -> list[QueryProgress]:
-        return self.store.progress()
+        """Counts for every query, read on a connection of its own (called from a worker thread,
+        so that a long read never holds the connection the judgments are written on)."""
+        if self._reader is None:
+            self._reader = self.store.reader()
+        return self._reader.progress()

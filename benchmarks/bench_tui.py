@@ -1,0 +1,152 @@
+"""Judging UI speed on a big store: keystroke-to-next-document latency and startup time.
+
+    python benchmarks/bench_tui.py [--keys 300]
+
+Builds (once, under benchmarks/data/) a store with 10,000 queries, 100,000 documents and
+1,000,000 judgment events (plus a pool of 20 documents per query, and one query with 400
+unlabeled documents to judge), then measures:
+
+* keystroke latency: `qrelkit judge` in an 80x24 pseudo-terminal, from writing a grade key to
+  reading the frame that shows it counted (drawn only after the event is committed with
+  synchronous=FULL and the next document is shown);
+* startup: `qrelkit judge` in an 80x24 pseudo-terminal, from spawning the process to the first
+  frame, and to the query list filled with its counts; and `judge --query` to the judging screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sqlite3
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+N_QUERIES, N_DOCS, N_EVENTS, POOL = 10_000, 100_000, 1_000_000, 20
+BIG_QUERY = "q-open"
+
+
+def build(path: Path) -> None:
+    from qrelkit.storage import Store
+
+    rnd = random.Random(7)
+    store = Store.open(path)
+    with store.transaction():
+        c = store.conn
+        for s in ("nav", "howto", "concept"):
+            c.execute("INSERT INTO strata VALUES (?, ?)", (s, 1.0))
+        c.executemany(
+            "INSERT INTO queries VALUES (?, ?, ?, ?)",
+            [
+                (f"q{i:05d}", f"query number {i} about topic {i % 97}", ("nav", "howto", "concept")[i % 3], None)
+                for i in range(N_QUERIES)
+            ]
+            + [(BIG_QUERY, "the open query", "nav", "judge me")],
+        )
+        text = " ".join(f"word{j}" for j in range(80))
+        c.executemany(
+            "INSERT INTO documents VALUES (?, ?, ?)", [(f"d{i:06d}", f"document {i}", text) for i in range(N_DOCS)]
+        )
+        c.executemany(
+            "INSERT INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, 'bench', ?)",
+            [(f"q{i:05d}", f"d{(i * 31 + r) % N_DOCS:06d}", r) for i in range(N_QUERIES) for r in range(POOL)]
+            + [(BIG_QUERY, f"d{r:06d}", r) for r in range(400)],
+        )
+        rows = []
+        for n in range(N_EVENTS):
+            q = rnd.randrange(N_QUERIES)
+            rows.append(
+                (
+                    f"q{q:05d}",
+                    f"d{(q * 31 + rnd.randrange(60)) % N_DOCS:06d}",
+                    "graded",
+                    rnd.randrange(4),
+                    f"a{n % 5}",
+                    "2026-01-01T00:00:00+00:00",
+                )
+            )
+        c.executemany(
+            "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts) VALUES (?, ?, ?, ?, ?, ?)", rows
+        )
+    store.close()
+
+
+def keystrokes(path: Path, n: int) -> list[float]:
+    """In a real pseudo-terminal: from writing a grade key to the frame that shows it counted
+    (the header's `judged N` is drawn only after the event is committed)."""
+    from tests.tui.test_judge_process import Terminal
+
+    env = {**os.environ, "TERM": "xterm-256color", "QRELKIT_ASSESSOR": "bench"}
+    term = Terminal([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", "--query", BIG_QUERY], env)
+    times = []
+    try:
+        if not term.read_until(rb"judged 0", timeout=60):
+            raise RuntimeError("the judging screen never appeared")
+        time.sleep(3.0)  # past startup (measured separately): Textual settles its terminal queries
+        for i in range(1, n + 1):
+            term.read_until(rb"$^", timeout=0.05)  # drain anything pending
+            term.output = b""
+            start = time.perf_counter()
+            term.send(str(i % 4).encode())
+            if not term.read_until(rb"[\s\S]", timeout=10):  # the first byte of the next frame
+                raise RuntimeError(f"key {i} drew nothing")
+            times.append(time.perf_counter() - start)
+            term.read_until(rb"$^", timeout=0.03)  # let the frame finish
+    finally:
+        term.kill()
+    conn = sqlite3.connect(path)
+    saved = conn.execute("SELECT count(*) FROM judgments WHERE assessor = 'bench'").fetchone()[0]
+    if saved < n:
+        raise RuntimeError(f"only {saved} of {n} judgments were saved")
+    return times
+
+
+def startup(path: Path, args: list[str], pattern: bytes) -> float:
+    from tests.tui.test_judge_process import Terminal
+
+    env = {**os.environ, "TERM": "xterm-256color", "QRELKIT_ASSESSOR": "bench"}
+    start = time.perf_counter()
+    term = Terminal([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", *args], env)
+    found = term.read_until(pattern, timeout=60)
+    elapsed = time.perf_counter() - start
+    term.kill()
+    if not found:
+        raise RuntimeError(f"never saw {pattern!r}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--keys", type=int, default=300)
+    parser.add_argument("--data", type=Path, default=HERE / "data")
+    args = parser.parse_args()
+    args.data.mkdir(parents=True, exist_ok=True)
+    path = args.data / "tui-bench.db"
+    if not path.exists():
+        t = time.perf_counter()
+        build(path)
+        print(f"built {path} in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    work = args.data / "tui-bench-work.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(work) + suffix).unlink(missing_ok=True)
+    work.write_bytes(path.read_bytes())
+    lat = sorted(keystrokes(work, args.keys))
+    p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+    first = [startup(work, [], rb"enter.{0,40}judge") for _ in range(3)]
+    filled = [startup(work, [], rb"queries \xc2\xb7") for _ in range(3)]
+    direct = [startup(work, ["--query", BIG_QUERY], rb"q-open \xc2\xb7 doc") for _ in range(3)]
+    print("| measure | median | p99 / worst |\n|---|---:|---:|")
+    median = statistics.median(lat) * 1000
+    print(f"| keystroke to next document ({len(lat)} keys) | {median:.1f} ms | {p99 * 1000:.1f} ms |")
+    print(f"| startup to first frame (query list) | {statistics.median(first):.2f} s | {max(first):.2f} s |")
+    print(f"| startup to query list with counts | {statistics.median(filled):.2f} s | {max(filled):.2f} s |")
+    print(f"| startup with --query to judging screen | {statistics.median(direct):.2f} s | {max(direct):.2f} s |")
+
+
+if __name__ == "__main__":
+    main()
