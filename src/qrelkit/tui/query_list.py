@@ -14,6 +14,8 @@ from .judging import JudgingScreen
 from .state import Session
 
 BAR = 6
+BATCH = 500
+"""Rows added to the table per frame."""
 
 
 def progress_bar(p: QueryProgress) -> str:
@@ -41,6 +43,8 @@ class QueryListScreen(Screen[None]):
         self.session = session
         self.rows: list[QueryProgress] = []
         self.only_open = False
+        self._pending: list[QueryProgress] = []
+        self._selected = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -66,13 +70,27 @@ class QueryListScreen(Screen[None]):
         self.app.call_from_thread(self.show, rows)
 
     def show(self, rows: list[QueryProgress]) -> None:
+        """Fill the table BATCH rows per frame, so that a big golden set never blocks the UI."""
         self.rows = rows
         table = self.query_one(DataTable)
-        selected = table.cursor_row
+        self._selected = table.cursor_row
         table.clear()
         stratum = self.session.stratum
         visible = [r for r in rows if (stratum is None or r.stratum == stratum) and (not self.only_open or r.unlabeled)]
-        for r in visible:
+        self._pending = visible
+        labeled = sum(r.labeled for r in visible)
+        todo = sum(r.unlabeled for r in visible)
+        self.query_one("#filters", Static).update(
+            f"{len(visible)} queries · {stratum or 'all strata'}{' · with unlabeled only' if self.only_open else ''}"
+            f" · {labeled} labeled · {todo} unlabeled in the pool"
+        )
+        self.app.sub_title = f"judged {self.session.judged} this session"
+        self._add_batch()
+
+    def _add_batch(self) -> None:
+        table = self.query_one(DataTable)
+        batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
+        for r in batch:
             text = r.text if len(r.text) <= 22 else r.text[:21] + "…"
             table.add_row(
                 r.query_id,
@@ -84,15 +102,10 @@ class QueryListScreen(Screen[None]):
                 progress_bar(r),
                 key=r.query_id,
             )
-        if visible:
-            table.move_cursor(row=min(selected, len(visible) - 1))
-        labeled = sum(r.labeled for r in visible)
-        todo = sum(r.unlabeled for r in visible)
-        self.query_one("#filters", Static).update(
-            f"{len(visible)} queries · {stratum or 'all strata'}{' · with unlabeled only' if self.only_open else ''}"
-            f" · {labeled} labeled · {todo} unlabeled in the pool"
-        )
-        self.app.sub_title = f"judged {self.session.judged} this session"
+        if self._pending:
+            self.call_after_refresh(self._add_batch)
+        elif table.row_count:
+            table.move_cursor(row=min(self._selected, table.row_count - 1))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
