@@ -130,6 +130,28 @@ class Store:
                 f"{p} is not a qrelkit store ({exc})", "pass --db with a store made by `qrelkit init`"
             ) from None
 
+    def checkpoint(self) -> bool:
+        """Copy committed WAL pages into the database file, on a short-lived connection of its
+        own (PASSIVE: it never waits for writers). False when it could not run now; the next call
+        catches up. Commits are durable in the WAL either way."""
+        path = self.conn.execute("PRAGMA database_list").fetchone()[2]
+        if not path:
+            return True
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, timeout=0.1)
+            try:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            finally:
+                conn.close()
+        except sqlite3.OperationalError:
+            return False
+        return True
+
+    def defer_checkpoints(self) -> None:
+        """Stop this connection from checkpointing inside its commits; the caller then calls
+        `checkpoint()` on another connection, off the latency-sensitive thread."""
+        self.conn.execute("PRAGMA wal_autocheckpoint=0")
+
     def reader(self) -> Store:
         """Another connection to the same file, for reads in a worker thread (WAL lets it read
         while this one writes); an in-memory store is its own reader."""

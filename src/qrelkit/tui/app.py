@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+
+from textual import work
 from textual.app import App
 
 from ..storage import Store
@@ -20,9 +23,34 @@ class JudgeApp(App[None]):
         super().__init__()
         self.session = Session(store=store, assessor=assessor, stratum=stratum)
         self.start_query = query
+        self._ticks = 0
+
+    CHECKPOINT_SECONDS = 2.0
+    """How often committed judgments are checkpointed into the database file, off the UI thread."""
 
     def on_mount(self) -> None:
         self.title = f"{self.session.store.name} · {self.session.assessor}"
         self.push_screen(QueryListScreen(self.session))
         if self.start_query is not None:
             self.push_screen(JudgingScreen(self.session, self.start_query))
+        # keystroke latency: commits never stop to checkpoint the WAL (a worker does, every few
+        # seconds), and the objects made at startup are left out of the garbage collector's scans
+        self.session.store.defer_checkpoints()
+        self.set_interval(self.CHECKPOINT_SECONDS, self.checkpoint)
+        gc.collect()
+        gc.freeze()
+        gc.disable()  # collections run on the timer below, between frames, not inside a keystroke
+
+    def checkpoint(self) -> None:
+        self._checkpoint()
+        self._ticks += 1
+        # young objects every tick (a few ms); everything once a minute: always between frames
+        gc.collect(2 if self._ticks % 30 == 0 else 1)
+
+    @work(thread=True, exclusive=True, group="checkpoint", exit_on_error=False)
+    def _checkpoint(self) -> None:
+        self.session.store.checkpoint()
+
+    def on_unmount(self) -> None:
+        gc.enable()
+        gc.unfreeze()

@@ -37,9 +37,13 @@ class Session:
                 return p.query_id
         return None
 
+    def reader(self) -> Store:
+        """A second connection for worker threads (created on first use)."""
+        if self._reader is None:
+            self._reader = self.store.reader()
+        return self._reader
+
     def progress(self) -> list[QueryProgress]:
         """Counts for every query, read on a connection of its own (called from a worker thread,
         so that a long read never holds the connection the judgments are written on)."""
-        if self._reader is None:
-            self._reader = self.store.reader()
-        return self._reader.progress()
+        return self.reader().progress()
