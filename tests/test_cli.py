@@ -84,3 +84,46 @@ def test_bad_input_from_a_real_process_is_one_line_exit_2(tmp_path: object) -> N
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1, out.stderr
     assert "q.jsonl:2: field 'text'" in out.stderr
+
+
+def test_import_beir_folder_is_one_transaction(run_cli: Cli) -> None:
+    folder = run_cli.tmp / "beir"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text('{"_id": "d1", "title": "T", "text": "x"}\n{"_id": "d2", "text": "y"}\n')
+    (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "find"}\n')
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\n")
+    run_cli("init")
+    out = run_cli("import", "beir", str(folder)).output
+    assert "2 documents, 1 queries, 2 labels" in out
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\nq9\td2\tx\n")
+    before = json.loads(run_cli("status", "--format", "json").output)
+    bad = run_cli("import", "beir", str(folder), ok=False)
+    assert bad.exit_code == 2 and "test.tsv:3:" in bad.output
+    assert json.loads(run_cli("status", "--format", "json").output) == before
+
+
+def test_scale_0_to_4_and_grades_above_it(run_cli: Cli) -> None:
+    run_cli("init", "--max-grade", "4", "--threshold", "2")
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "qrels", str(run_cli.write("a.qrels", "q1 0 a 4\nq1 0 b 1\n")))
+    assert run_cli("export", "qrels").output == "q1 0 a 4\nq1 0 b 1\n"
+    bad = run_cli("import", "qrels", str(run_cli.write("b.qrels", "q1 0 c 5\n")), ok=False)
+    assert bad.exit_code == 2 and "b.qrels:1: grade 5 is above" in bad.output
+
+
+def test_gz_and_commented_runs_score_like_plain_ones(run_cli: Cli) -> None:
+    import gzip
+
+    qrels = run_cli.write("t.qrels", "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
+    plain = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\nq2 Q0 x 1 5 r\nq2 Q0 c 2 5 r\n"
+    paths = [run_cli.write("p.run", plain), run_cli.write("c.run", "# a comment\n" + plain.replace(" ", "\t"))]
+    gz = run_cli.tmp / "g.run.gz"
+    gz.write_bytes(gzip.compress(plain.encode()))
+    reports = [
+        json.loads(
+            run_cli("score", str(p), "--qrels", str(qrels), "--format", "json", "--metrics", "nDCG@10,RR,AP").output
+        )
+        for p in [*paths, gz]
+    ]
+    assert reports[0]["metrics"] == reports[1]["metrics"] == reports[2]["metrics"]
+    assert reports[0]["fingerprint"]["run"]["sha256"] == reports[2]["fingerprint"]["run"]["sha256"]

@@ -86,6 +86,15 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Iterator[bytes]:
             yield carry
 
 
+def refuse_repeat(
+    seen: dict[tuple[str, str], int], key: tuple[str, str], lineno: int, message: str, hint: str, path: str
+) -> None:
+    """Remember the line of each (query, doc) pair; a second one is an error naming both lines."""
+    first = seen.setdefault(key, lineno)
+    if first != lineno:
+        raise InputError(f"{message} (first on line {first})", hint, path=path, line=lineno)
+
+
 def read_text(path: PathLike) -> str:
     """The whole file as text (for small files such as a manifest)."""
     return "\n".join(text for _, text in read_lines(path))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..models import Document, Query
-from ._io import PathLike, display, read_lines
+from ._io import PathLike, display, read_lines, refuse_repeat
 from .jsonl import read_objects
 from .trec import QrelRecord
 
@@ -69,11 +69,12 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
             grade = int(grade_text)
         except ValueError:
             raise InputError(f"score {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno) from None
-        first = seen.setdefault((qid, docid), lineno)
-        if first != lineno:
-            raise InputError(
-                f"duplicate judgment for query {qid!r} doc {docid!r} (first on line {first})",
-                path=name,
-                line=lineno,
-            )
+        refuse_repeat(
+            seen,
+            (qid, docid),
+            lineno,
+            f"duplicate judgment for query {qid!r} doc {docid!r}",
+            "keep one line per (query, doc) pair",
+            name,
+        )
         yield QrelRecord(qid, docid, grade, lineno)

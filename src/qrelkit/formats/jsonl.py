@@ -10,8 +10,8 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ._io import PathLike, display, read_lines
-from .trec import RunRecord
+from ._io import PathLike, display, read_lines, refuse_repeat
+from .trec import RUN_REPEAT_HINT, RunRecord
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -71,14 +71,9 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
             raise InputError("query_id and doc_id must be non-empty strings", RUN_HINT, path=name, line=lineno)
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
             raise InputError(f"score {score!r} is not a finite number", RUN_HINT, path=name, line=lineno)
-        first = seen.setdefault((qid, docid), lineno)
-        if first != lineno:
-            raise InputError(
-                f"document {docid!r} appears twice for query {qid!r} (first on line {first})",
-                "a run lists each document at most once per query",
-                path=name,
-                line=lineno,
-            )
+        refuse_repeat(
+            seen, (qid, docid), lineno, f"document {docid!r} appears twice for query {qid!r}", RUN_REPEAT_HINT, name
+        )
         yield RunRecord(qid, docid, float(score), lineno)
 
 

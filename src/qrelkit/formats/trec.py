@@ -13,10 +13,11 @@ from typing import IO, NamedTuple
 
 from ..errors import InputError
 from ..models import Label
-from ._io import PathLike, display, read_lines
+from ._io import PathLike, display, read_lines, refuse_repeat
 
 QRELS_HINT = "qrels lines are 'QUERY_ID ITERATION DOC_ID GRADE' with an integer grade"
 RUN_HINT = "run lines are 'QUERY_ID Q0 DOC_ID RANK SCORE RUN_NAME' with a numeric score"
+RUN_REPEAT_HINT = "a run lists each document at most once per query"
 
 
 class QrelRecord(NamedTuple):
@@ -55,15 +56,8 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
             raise InputError(f"grade {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno) from None
         if abs(grade) > 1_000_000:
             raise InputError(f"grade {grade} is out of range", QRELS_HINT, path=name, line=lineno)
-        key = (qid, docid)
-        first = seen.setdefault(key, lineno)
-        if first != lineno:
-            raise InputError(
-                f"duplicate judgment for query {qid!r} doc {docid!r} (first on line {first})",
-                "keep one line per (query, doc) pair",
-                path=name,
-                line=lineno,
-            )
+        message = f"duplicate judgment for query {qid!r} doc {docid!r}"
+        refuse_repeat(seen, (qid, docid), lineno, message, "keep one line per (query, doc) pair", name)
         yield QrelRecord(qid, docid, grade, lineno)
 
 
@@ -84,15 +78,8 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
             raise InputError(f"score {score_text!r} is not a number", RUN_HINT, path=name, line=lineno) from None
         if not math.isfinite(score):
             raise InputError(f"score {score_text!r} is not finite", RUN_HINT, path=name, line=lineno)
-        key = (qid, docid)
-        first = seen.setdefault(key, lineno)
-        if first != lineno:
-            raise InputError(
-                f"document {docid!r} appears twice for query {qid!r} (first on line {first})",
-                "a run lists each document at most once per query",
-                path=name,
-                line=lineno,
-            )
+        message = f"document {docid!r} appears twice for query {qid!r}"
+        refuse_repeat(seen, (qid, docid), lineno, message, RUN_REPEAT_HINT, name)
         yield RunRecord(qid, docid, score, lineno)
 
 
