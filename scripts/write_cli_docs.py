@@ -15,11 +15,17 @@ from qrelkit.cli import cli
 OUT = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 
 
-def _walk(cmd: click.Command, path: list[str]) -> list[tuple[list[str], click.Command]]:
+def _walk(
+    cmd: click.Command, path: list[str], parent: click.Context | None = None
+) -> list[tuple[list[str], click.Command]]:
+    """Every command, resolved as the group resolves them (entry-point commands included)."""
     found = [(path, cmd)]
     if isinstance(cmd, click.Group):
-        for name in sorted(cmd.commands):
-            found += _walk(cmd.commands[name], [*path, name])
+        ctx = click.Context(cmd, info_name=path[-1], parent=parent)
+        for name in cmd.list_commands(ctx):
+            sub = cmd.get_command(ctx, name)
+            if sub is not None:
+                found += _walk(sub, [*path, name], ctx)
     return found
 
 
