@@ -142,3 +142,8 @@ def test_bad_report_is_an_input_error(run_cli: Cli) -> None:
     bad = run_cli.write("r.json", '{"fingerprint": 1}')
     result = run_cli("compare", str(bad), str(bad), ok=False)
     assert result.exit_code == 2 and "r.json" in result.output
+
+
+def test_a_golden_set_folder_instead_of_a_version_names_its_versions(run_cli: Cli) -> None:
+    result = run_cli("score", RUN, "--golden", str(PYDOCS.parent), ok=False)
+    assert result.exit_code == 2 and "holds versions 1.0" in result.output

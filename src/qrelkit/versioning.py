@@ -186,7 +186,13 @@ def read_manifest(folder: Path) -> Manifest:
     if not folder.is_dir():
         raise InputError("no such version folder", "name a folder holding manifest.json", path=str(folder))
     if not path.exists():
-        raise InputError("no manifest.json here", "name a version folder made by `qrelkit freeze`", path=str(folder))
+        versions = sorted(p.parent.name for p in folder.glob(f"*/{MANIFEST}"))
+        hint = (
+            f"this folder holds versions {', '.join(versions)}: name one, e.g. {folder / versions[-1]}"
+            if versions
+            else "name a version folder made by `qrelkit freeze`"
+        )
+        raise InputError("no manifest.json here", hint, path=str(folder))
     try:
         return Manifest.model_validate(json.loads(read_text(path)))
     except json.JSONDecodeError as exc:
