@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit schemas bench clean
+.PHONY: demo test lint typecheck unit generated bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,7 @@ generated: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ranx
 	$(BIN)/python benchmarks/bench_score.py
+	$(BIN)/python benchmarks/bench_tui.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -8,10 +8,10 @@ from __future__ import annotations
 import hashlib
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -36,8 +36,6 @@ from .models import (
     Summary,
 )
 from .scoring.measures import DEFAULT_METRICS
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from .scoring import Columns
