@@ -63,6 +63,7 @@ class JudgingScreen(Screen[None]):
         yield Static(self._scale_bar(), id="keys")
 
     def on_mount(self) -> None:
+        self.title = self.app.title
         self.load()
 
     def load(self) -> None:
@@ -92,7 +93,7 @@ class JudgingScreen(Screen[None]):
         query.update(f"[b]{q.id}[/b] [dim]({q.stratum})[/dim]  {q.text}{guide}")
         labeled = sum(d.state is LabelState.GRADED for d in self.docs)
         total = len(self.docs)
-        self.app.sub_title = (
+        self.sub_title = (
             f"{q.id} · doc {min(self.position + 1, total)}/{total} · {labeled}/{total} labeled"
             f" · judged {self.session.judged}"
         )

@@ -55,6 +55,7 @@ class QueryListScreen(Screen[None]):
         )
 
     def on_mount(self) -> None:
+        self.title = self.app.title
         table = self.query_one(DataTable)
         table.add_columns("query", "stratum", "text", "done", "skip", "todo", "progress")
         if self.is_current:  # under a judging screen (judge --query), it loads when shown
@@ -84,7 +85,7 @@ class QueryListScreen(Screen[None]):
             f"{len(visible)} queries · {stratum or 'all strata'}{' · with unlabeled only' if self.only_open else ''}"
             f" · {labeled} labeled · {todo} unlabeled in the pool"
         )
-        self.app.sub_title = f"judged {self.session.judged} this session"
+        self.sub_title = f"judged {self.session.judged} this session"
         self._add_batch()
 
     def _add_batch(self) -> None:
