@@ -1004,22 +1004,22 @@ def demo(keep: Path | None) -> None:
             raise UsageError(f"{path} already exists", "choose a new path for --keep")
         store = Store.open(path)
         try:
-            store.load_version(folder)
-            _demo_report(store, folder)
+            manifest = store.load_version(folder)
+            _demo_report(store, folder, manifest.version)
         finally:
             store.close()
     if keep:
         out.print(f"\nthe demo store is at {keep}: try `qrelkit --db {keep} status`")
 
 
-def _demo_report(store: Store, folder: Path) -> None:
+def _demo_report(store: Store, folder: Path, version: str) -> None:
     st = store.status()
     out.print(
         f"[bold]{st.name}[/bold] ({folder}): {st.queries} queries in {len(st.strata)} strata, "
         f"{st.documents} passages, {sum(st.labels.values())} labels, {st.skipped} skipped, "
         f"{st.unlabeled_pool} pooled but unlabeled\n"
     )
-    source = _golden_from_version(folder, check=True)
+    source = _golden_from_store(store, version=version)  # verified, and equal, by load_version
     weights = {s.name: s.weight for s in source.info.strata}
     for run_path in sorted((folder.parent / "runs").glob("*.run")):
         report = score_run(source, run_path, ",".join(DEFAULT_METRICS), source.queries, weights, False)

@@ -73,10 +73,6 @@ def content_hash(info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable
     return "sha256:" + hashlib.sha256(_canonical(body)).hexdigest()
 
 
-def file_sha256(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def _file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -212,9 +208,8 @@ def latest_version(folder: Path) -> Manifest | None:
     return max(found, key=lambda m: m.created, default=None)
 
 
-def verify(folder: Path) -> list[str]:
-    """Problems found: files missing, changed or extra, or a content hash that does not match."""
-    manifest = read_manifest(folder)
+def _file_problems(folder: Path, manifest: Manifest) -> list[str]:
+    """Files missing, changed (sha256) or not in the manifest."""
     problems = []
     for file_name, digest in manifest.files.items():
         path = folder / file_name
@@ -223,29 +218,39 @@ def verify(folder: Path) -> list[str]:
         elif _file_digest(path) != digest:
             problems.append(f"{file_name}: changed (sha256 differs from the manifest)")
     extra = sorted(p.name for p in folder.iterdir() if p.name not in manifest.files and p.name != MANIFEST)
-    problems += [f"{name}: not in the manifest" for name in extra]
-    if not problems and read(folder, check=False).content_hash() != manifest.content_hash:
-        problems.append(f"{MANIFEST}: content_hash does not match the files")
+    return problems + [f"{name}: not in the manifest" for name in extra]
+
+
+CONTENT_MISMATCH = f"{MANIFEST}: content_hash does not match the files"
+
+
+def verify(folder: Path) -> list[str]:
+    """Problems found: files missing, changed or extra, or a content hash that does not match."""
+    problems = _file_problems(folder, read_manifest(folder))
+    if not problems:
+        try:
+            read(folder)
+        except VersionError:
+            problems.append(CONTENT_MISMATCH)
     return problems
 
 
 def read(folder: Path, *, check: bool = True) -> Snapshot:
-    """Load a version into memory; with `check`, refuse one whose files were altered."""
+    """Load a version into memory (each file read once); with `check`, refuse one whose files
+    were altered, or whose content does not hash to the manifest's `content_hash`."""
     manifest = read_manifest(folder)
+    hint = "restore the files, or pass --no-verify to use them anyway"
     if check:
-        problems = verify(folder)
+        problems = _file_problems(folder, manifest)
         if problems:
-            raise VersionError(
-                f"{folder} was altered: {'; '.join(problems)}",
-                "restore the files, or pass --no-verify to use them anyway",
-            )
+            raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
     info = GoldenSetInfo(name=manifest.name, scale=manifest.scale, strata=manifest.strata, profiles=manifest.profiles)
     events = [j for _, j in jsonl.read_models(folder / "judgments.jsonl", Judgment)]
     latest: dict[tuple[str, str], Judgment] = {}
     for event in events:
         latest[(event.query_id, event.doc_id)] = event
     skipped = sorted(k for k, e in latest.items() if e.state.value == "skipped")
-    return Snapshot(
+    snapshot = Snapshot(
         info=info,
         queries=[q for _, q in jsonl.read_models(folder / "queries.jsonl", Query)],
         documents=[d for _, d in jsonl.read_models(folder / "documents.jsonl", Document)],
@@ -256,6 +261,9 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         unlabeled=[p for _, p in jsonl.read_models(folder / "unlabeled.jsonl", PoolEntry)],
         skipped=skipped,
     )
+    if check and snapshot.content_hash() != manifest.content_hash:
+        raise VersionError(f"{folder} was altered: {CONTENT_MISMATCH}", hint)
+    return snapshot
 
 
 def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:

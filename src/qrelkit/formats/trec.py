@@ -90,17 +90,3 @@ def write_qrels(labels: Iterable[Label], out: IO[str]) -> int:
         out.write(f"{label.query_id} 0 {label.doc_id} {label.grade}\n")
         n += 1
     return n
-
-
-def write_run(records: Iterable[RunRecord], out: IO[str], tag: str = "qrelkit") -> int:
-    """Write a run in TREC format, ranked by score descending then doc id descending per query."""
-    by_query: dict[str, list[RunRecord]] = {}
-    for rec in records:
-        by_query.setdefault(rec.query_id, []).append(rec)
-    n = 0
-    for qid in sorted(by_query):
-        ranked = sorted(by_query[qid], key=lambda r: (r.score, r.doc_id.encode()), reverse=True)
-        for rank, rec in enumerate(ranked, start=1):
-            out.write(f"{qid} Q0 {rec.doc_id} {rank} {rec.score!r} {tag}\n")
-            n += 1
-    return n

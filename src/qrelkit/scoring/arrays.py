@@ -36,10 +36,13 @@ class Ranked:
     label_counts: IntArray
     """[queries, max_grade + 1]: labeled documents of each grade (retrieved or not)."""
     max_grade: int
-    in_run: npt.NDArray[np.bool_]
-    """[queries]: the run has at least one document for the query."""
     run_only: int
     """Queries in the run but not in the evaluated set (ignored, counted)."""
+
+    @property
+    def in_run(self) -> npt.NDArray[np.bool_]:
+        """[queries]: the run has at least one document for the query."""
+        return self.n_ret > 0
 
     @property
     def depth(self) -> int:
@@ -53,7 +56,6 @@ class Ranked:
             n_ret=self.n_ret[lo:hi],
             label_counts=self.label_counts[lo:hi],
             max_grade=self.max_grade,
-            in_run=self.in_run[lo:hi],
             run_only=self.run_only,
         )
 
@@ -117,14 +119,13 @@ def rank(
         n_ret=n_ret,
         label_counts=counts,
         max_grade=max_grade,
-        in_run=n_ret > 0,
         run_only=len(run_only),
     )
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _BITMAP = 1 << 23
-"""Slots of the prefilter bitmap used by the qrels join (1 MiB of booleans... times 8)."""
+"""Slots (booleans, 8 MiB) of the prefilter bitmap used by the qrels join."""
 
 
 def _ranked_order(code: IntArray, score: npt.NDArray[np.float64], change: npt.NDArray[np.bool_]) -> IntArray | None:
@@ -301,6 +302,5 @@ def rank_columns(
         n_ret=n_ret,
         label_counts=counts,
         max_grade=max_grade,
-        in_run=n_ret > 0,
         run_only=run_only,
     )

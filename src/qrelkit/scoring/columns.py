@@ -11,7 +11,7 @@ decides what is an error; it only makes the regular case fast.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
@@ -37,11 +37,8 @@ class Columns:
     doc: npt.NDArray[np.bytes_]
     value: npt.NDArray[np.float64] | npt.NDArray[np.int64]
 
-    def __len__(self) -> int:
-        return len(self.query)
-
     @classmethod
-    def from_rows(cls, rows: list[tuple[str, str, float]], *, integer: bool = False) -> Columns:
+    def from_rows(cls, rows: Sequence[tuple[str, str, float]], *, integer: bool = False) -> Columns:
         query = np.array([r[0].encode("utf-8") for r in rows] or [b""], dtype=np.bytes_)[: len(rows)]
         doc = np.array([r[1].encode("utf-8") for r in rows] or [b""], dtype=np.bytes_)[: len(rows)]
         if integer:

@@ -116,6 +116,7 @@ def _nan_to_none(x: float) -> float | None:
 
 
 def _qrels_columns(qrels: QrelsLike) -> tuple[Columns, list[str]]:
+    rows: list[tuple[str, str, float]]
     if isinstance(qrels, Mapping):
         rows = [(str(q), str(d), int(g)) for q, docs in qrels.items() for d, g in docs.items()]
         queries = [str(q) for q in qrels]
@@ -123,7 +124,7 @@ def _qrels_columns(qrels: QrelsLike) -> tuple[Columns, list[str]]:
         labels = list(qrels)
         rows = [(lab.query_id, lab.doc_id, lab.grade) for lab in labels]
         queries = list(dict.fromkeys(lab.query_id for lab in labels))
-    return Columns.from_rows(rows, integer=True), queries  # type: ignore[arg-type]
+    return Columns.from_rows(rows, integer=True), queries
 
 
 def _run_columns(run: RunLike) -> Columns:

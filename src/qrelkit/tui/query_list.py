@@ -16,6 +16,8 @@ from .state import Session
 BAR = 6
 BATCH = 500
 """Rows added to the table per frame."""
+TEXT = 22
+"""Characters of query text shown in the list."""
 
 
 def progress_bar(p: QueryProgress) -> str:
@@ -57,12 +59,21 @@ class QueryListScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = self.app.title
         table = self.query_one(DataTable)
-        table.add_columns("query", "stratum", "text", "done", "skip", "todo", "progress")
-        if self.is_current:  # under a judging screen (judge --query), it loads when shown
-            self.load()
+        table.add_columns("query", "stratum")
+        # known widths, so the layout is settled before any row arrives (and does not jump)
+        table.add_column("text", width=TEXT)
+        for label in ("done", "skip", "todo"):
+            table.add_column(label, width=4)
+        table.add_column("progress", width=BAR + 5)
 
     def on_screen_resume(self) -> None:
-        self.load()
+        """Load whenever the list is shown: first push, and each return from judging (so it
+        never loads while hidden under a judging screen opened with `judge --query`)."""
+        self.call_after_refresh(self._load_if_shown)
+
+    def _load_if_shown(self) -> None:
+        if self.is_current:
+            self.load()
 
     @work(thread=True, exclusive=True, group="load")
     def load(self) -> None:
@@ -92,7 +103,7 @@ class QueryListScreen(Screen[None]):
         table = self.query_one(DataTable)
         batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
         for r in batch:
-            text = r.text if len(r.text) <= 22 else r.text[:21] + "…"
+            text = r.text if len(r.text) <= TEXT else r.text[: TEXT - 1] + "…"
             table.add_row(
                 r.query_id,
                 r.stratum,
