@@ -127,3 +127,16 @@ def test_gz_and_commented_runs_score_like_plain_ones(run_cli: Cli) -> None:
     ]
     assert reports[0]["metrics"] == reports[1]["metrics"] == reports[2]["metrics"]
     assert reports[0]["fingerprint"]["run"]["sha256"] == reports[2]["fingerprint"]["run"]["sha256"]
+
+
+def test_unwritable_outputs_are_one_line_errors(run_cli: Cli) -> None:
+    setup_store(run_cli)
+    blocker = run_cli.write("a-file", "not a folder")  # a path below a file cannot be created
+    for args in (
+        ["export", "qrels", "--out", str(blocker / "x.qrels")],
+        ["freeze", "t", "1", "--out", str(blocker)],
+        ["schemas", "write", "--dir", str(blocker)],
+    ):
+        result = run_cli(*args, ok=False)
+        assert result.exit_code == 2, args
+        assert "cannot write" in result.output and "Traceback" not in result.output

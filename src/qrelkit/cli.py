@@ -71,6 +71,10 @@ class QrelkitGroup(click.Group):
         except QrelkitError as exc:
             _print_error(exc)
             ctx.exit(2)
+        except OSError as exc:  # a file system refusal the layers below did not name themselves
+            where = f"{exc.filename}: " if exc.filename else ""
+            _print_error(QrelkitError(f"{where}{exc.strerror or exc}", "check the path and its permissions"))
+            ctx.exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
             ctx.exit(130)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import InputError, VersionError
 from .formats import jsonl, trec
-from .formats._io import read_text
+from .formats._io import WRITE_HINT, read_text
 from .models import (
     DEFAULT_STRATUM,
     Document,
@@ -135,8 +135,11 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
     if target.exists():
         raise VersionError(f"{target} already exists: versions are immutable", "choose a new VERSION")
     parent = latest_version(out / name)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{version}.", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{version}.", dir=target.parent))
+    except OSError as exc:
+        raise VersionError(f"{target}: cannot write: {exc.strerror}", WRITE_HINT) from None
     try:
         queries = sorted(snapshot.queries, key=lambda q: q.id)
         documents = sorted(snapshot.documents, key=lambda d: d.id)
@@ -171,8 +174,10 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
         )
         (tmp / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
         os.rename(tmp, target)  # atomic on one file system; fails if target appeared meanwhile
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise VersionError(f"{target}: cannot write: {exc.strerror}", WRITE_HINT) from None
         raise
     return manifest
 

@@ -100,20 +100,27 @@ def read_text(path: PathLike) -> str:
     return "\n".join(text for _, text in read_lines(path))
 
 
+WRITE_HINT = "check that the folder exists and is writable, and that the disk has room"
+"""The hint of every error about a file that cannot be written."""
+
+
 @contextlib.contextmanager
 def atomic_write(path: PathLike) -> Iterator[IO[str]]:
     """Write a text file to a temporary name beside `path`, fsync it, then rename it into place.
 
-    If the block raises, the temporary file is removed and `path` is left as it was.
+    If the block raises, the temporary file is removed and `path` is left as it was. A file that
+    cannot be written is an `InputError` naming it.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
     try:
         raw = os.fdopen(fd, "wb")
-        stream: IO[bytes] = (
-            cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)) if target.suffix == ".gz" else raw
-        )
+        gz = target.suffix == ".gz"
+        stream: IO[bytes] = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)) if gz else raw
         with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as out:
             yield out
             out.flush()
@@ -123,7 +130,9 @@ def atomic_write(path: PathLike) -> Iterator[IO[str]]:
             os.fsync(raw.fileno())
         raw.close()
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
         raise
