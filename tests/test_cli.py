@@ -134,8 +134,8 @@ def test_unwritable_outputs_are_one_line_errors(run_cli: Cli) -> None:
     blocker = run_cli.write("a-file", "not a folder")  # a path below a file cannot be created
     for args in (
         ["export", "qrels", "--out", str(blocker / "x.qrels")],
-        ["freeze", "t", "1", "--out", str(blocker)],
-        ["schemas", "write", "--dir", str(blocker)],
+        ["freeze", "t", "1", "--out", str(blocker / "sets")],
+        ["schemas", "write", "--dir", str(blocker / "schemas")],
     ):
         result = run_cli(*args, ok=False)
         assert result.exit_code == 2, args
