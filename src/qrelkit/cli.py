@@ -39,6 +39,7 @@ from .scoring.measures import DEFAULT_METRICS
 
 if TYPE_CHECKING:
     from .scoring import Columns
+    from .scoring.impact import RunLists
     from .storage import Store
 
 out = Console(highlight=False, soft_wrap=True)
@@ -318,10 +319,32 @@ def import_beir(ctx: click.Context, folder: Path, split: str, stratum: str, asse
 
 
 @cli.command()
+@click.argument("run_files", nargs=-1, type=click.Path(path_type=Path), metavar="[RUN]...")
+@click.option("--runs", "with_runs", is_flag=True, help="Show how much of the RUNs' top k is labeled.")
+@click.option("--depth", "-k", type=click.IntRange(1), default=10, show_default=True, help="k for --runs.")
+@click.option("--holes", type=click.IntRange(0), default=10, show_default=True, help="Largest holes listed per run.")
+@click.option("--per-query", is_flag=True, help="With --runs: every query's coverage in the table.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
-def status(ctx: click.Context, fmt: str) -> None:
-    """Counts of queries, documents, labels per grade, skipped and unlabeled pool, per stratum."""
+def status(
+    ctx: click.Context,
+    run_files: tuple[Path, ...],
+    with_runs: bool,
+    depth: int,
+    holes: int,
+    per_query: bool,
+    fmt: str,
+) -> None:
+    """Counts of queries, documents, labels per grade, skipped and unlabeled pool, per stratum.
+
+    With `--runs RUN...`: the judged coverage of each run's top k per stratum (and per query),
+    and the largest holes: the queries with the most unlabeled documents in the top k.
+    """
+    if with_runs or run_files:
+        if not run_files:
+            raise UsageError("--runs needs run files", "qrelkit status --runs RUN... [-k 10]")
+        _status_runs(_store(ctx), run_files, depth, holes, per_query, fmt)
+        return
     store = _store(ctx)
     st = store.status()
     if fmt == "json":
@@ -352,6 +375,151 @@ def status(ctx: click.Context, fmt: str) -> None:
         str(st.unlabeled_pool),
     )
     out.print(table)
+
+
+def run_name(path: Path) -> str:
+    """A run's name: its file name without .gz and the format suffix (bm25.run.gz -> bm25)."""
+    name = path.name.removesuffix(".gz")
+    for suffix in (".run", ".trec", ".txt", ".tsv", ".jsonl", ".json", ".ndjson"):
+        name = name.removesuffix(suffix)
+    return name or path.name
+
+
+def _read_run_lists(paths: tuple[Path, ...], depth: int) -> list[RunLists]:
+    """Each run's top `depth` documents per query (trec_eval order); run names must differ."""
+    from .scoring.arrays import top_documents
+    from .scoring.impact import RunLists
+
+    names = [run_name(p) for p in paths]
+    for name in names:
+        if names.count(name) > 1:
+            raise UsageError(f"two runs are named {name!r}", "give every run file a distinct name")
+    lists = []
+    for path, name in zip(paths, names, strict=True):
+        reader = jsonl.read_run(path) if _is_jsonl(path) else trec.read_run(path)
+        lists.append(RunLists(name, top_documents(((r.query_id, r.doc_id, r.score) for r in reader), depth)))
+    return lists
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--depth", "-k", type=click.IntRange(1), required=True, help="Pool each run's top K documents.")
+@click.option("--stratum", help="Only pool the queries of this stratum.")
+@click.pass_context
+def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | None) -> None:
+    """Add the unlabeled documents in each run's top K to the judging pool, for every query.
+
+    Records which runs surfaced each pair and at which rank (the queue's impact order uses the
+    runs' rankings). Labeled and skipped pairs are left out; pooling again is idempotent. Document
+    ids the store has no text for are reported, and pooled by id all the same.
+    """
+    store = _store(ctx)
+    if stratum is not None and stratum not in {s.name for s in store.strata()}:
+        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    lists = _read_run_lists(runs, depth)
+    result = store.pool_runs(lists, depth=depth, paths=[str(p) for p in runs], stratum=stratum)
+    err.print(
+        f"pooled {', '.join(r.name for r in lists)} at depth {depth}: {result.added} pairs added, "
+        f"{result.updated} already pooled updated, {result.labeled} already labeled or skipped"
+    )
+    if result.missing_documents:
+        sample = ", ".join(result.missing_documents[:5]) + (" ..." if len(result.missing_documents) > 5 else "")
+        err.print(
+            f"[yellow]{len(result.missing_documents)} documents are not in the store[/yellow] ({sample}); "
+            "pooled by id: import their text with `qrelkit import docs` to judge them"
+        )
+    if result.queries_not_in_runs:
+        err.print(f"{len(result.queries_not_in_runs)} golden-set queries are in none of the runs")
+    if result.run_only_queries:
+        err.print(f"{len(result.run_only_queries)} run queries are not in the golden set (ignored)")
+
+
+@cli.command()
+@click.option(
+    "--order",
+    type=click.Choice(["impact", "depth", "random"]),
+    default="impact",
+    show_default=True,
+    help="Queue order.",
+)
+@click.option("--limit", type=click.IntRange(1), help="Show the first N pairs only.")
+@click.option("--stratum", help="Only pairs of this stratum's queries.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
+@click.option("--metrics", help="Measures whose bounds the impact order narrows [default: nDCG@10,R@50].")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+@click.pass_context
+def queue(
+    ctx: click.Context, order: str, limit: int | None, stratum: str | None, seed: int, metrics: str | None, fmt: str
+) -> None:
+    """List the unlabeled pooled pairs in judging order.
+
+    \b
+    impact  pairs whose unknown grade holds the pooled runs' metric bounds open the most first:
+            traffic share of the query x the expected narrowing of the nDCG@10 and R@50 bound
+            widths once the pair is labeled, summed over the runs that rank it (README: "The
+            judging queue")
+    depth   best rank in any run, then query (the classic TREC order)
+    random  a seeded permutation
+
+    TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
+    """
+    store = _store(ctx)
+    if stratum is not None and stratum not in {s.name for s in store.strata()}:
+        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    items = store.ordered_queue(order, seed=seed, stratum=stratum, metrics=metrics)
+    if limit is not None:
+        items = items[:limit]
+    if fmt == "tsv":
+        click.echo("".join(f"{i.query_id}\t{i.doc_id}\t{i.priority:.6g}\n" for i in items), nl=False)
+    elif fmt == "json":
+        click.echo("[" + ",\n".join(i.model_dump_json() for i in items) + "]")
+    else:
+        table = Table("#", "query", "document", "priority", "best rank", "pooled by", caption=f"order: {order}")
+        for n, i in enumerate(items, 1):
+            rank = "-" if i.best_rank is None else str(i.best_rank)
+            table.add_row(str(n), i.query_id, i.doc_id, f"{i.priority:.4g}", rank, i.source)
+        out.print(table)
+        if not items:
+            err.print("the queue is empty: every pooled pair is labeled (pool more with `qrelkit pool`)")
+
+
+def _status_runs(store: Store, paths: tuple[Path, ...], k: int, holes: int, per_query: bool, fmt: str) -> None:
+    from .scoring.impact import run_coverage
+
+    strata = {q.id: q.stratum for q in store.queries()}
+    labels: dict[str, dict[str, int]] = {}
+    for lab in store.labels():
+        labels.setdefault(lab.query_id, {})[lab.doc_id] = lab.grade
+    reports = [run_coverage(run, strata, labels, k) for run in _read_run_lists(paths, k)]
+    if fmt == "json":
+        click.echo("[" + ",\n".join(r.model_dump_json(indent=2) for r in reports) + "]")
+        return
+
+    def cell(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    names = sorted(set(strata.values()))
+    table = Table("run", *names, "all", title=f"judged coverage @{k} (mean over queries)")
+    for r in reports:
+        table.add_row(r.run, *[cell(r.by_stratum.get(s)) for s in names], cell(r.coverage))
+    out.print(table)
+    for r in reports:
+        rows = sorted(r.queries, key=lambda q: (-q.holes, q.query_id))
+        listed = rows if per_query else [q for q in rows if q.holes > 0][:holes]
+        if not listed:
+            out.print(f"{r.run}: no unlabeled document in any query's top {k}")
+            continue
+        title = f"{r.run}: " + ("every query" if per_query else f"largest holes (unlabeled in the top {k})")
+        t = Table("query", "stratum", "unlabeled", "labeled", "coverage", title=title)
+        for q in listed:
+            t.add_row(
+                q.query_id,
+                q.stratum,
+                str(q.holes),
+                str(q.labeled),
+                cell(q.labeled / q.retrieved if q.retrieved else None),
+            )
+        out.print(t)
 
 
 @cli.group()

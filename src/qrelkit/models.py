@@ -175,6 +175,57 @@ class PoolEntry(_Model):
     best_rank: int | None = None
 
 
+class PoolResult(_Model):
+    """What `qrelkit pool` did."""
+
+    added: int
+    """Pairs newly pooled."""
+    updated: int
+    """Pairs already pooled that another run or a better rank now also surfaced."""
+    labeled: int
+    """Retrieved pairs left out because they already carry a label or were skipped."""
+    missing_documents: list[str]
+    """Pooled or ranked document ids the store has no text for (pooled by id all the same)."""
+    queries_not_in_runs: list[str]
+    run_only_queries: list[str]
+
+
+class QueryCoverage(_Model):
+    query_id: str
+    stratum: str
+    retrieved: int
+    """Documents the run returned in its top k."""
+    labeled: int
+    """Of those, documents with a current label (skipped and unlabeled ones are not)."""
+
+    @property
+    def holes(self) -> int:
+        return self.retrieved - self.labeled
+
+
+class RunCoverage(_Model):
+    """How much of a run's top k the golden set has labeled (`qrelkit status --runs`)."""
+
+    run: str
+    k: int
+    coverage: float | None
+    """Mean over queries of labeled / retrieved in the top k (queries the run missed are left out)."""
+    by_stratum: dict[str, float | None]
+    queries: list[QueryCoverage]
+
+
+class QueueItem(_Model):
+    """An unlabeled pooled pair in judging order."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    priority: float
+    """Higher comes first: the impact (impact order), 1 / best rank (depth), 1 - position / N (random)."""
+    best_rank: int | None = None
+    source: str = ""
+    """The runs (comma-separated) or file that pooled it."""
+
+
 class ScoringProfile(_Model):
     """A consumer's view: which metrics, over which strata."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .models import Document, Judgment, Label, Manifest, PoolEntry, Query, ScoreReport
+from .models import Document, Judgment, Label, Manifest, PoolEntry, Query, QueueItem, RunCoverage, ScoreReport
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "manifest.schema.json": Manifest,
@@ -21,6 +21,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "judgment.schema.json": Judgment,
     "label.schema.json": Label,
     "score-report.schema.json": ScoreReport,
+    "queue-item.schema.json": QueueItem,
+    "run-coverage.schema.json": RunCoverage,
 }
 """File name -> model; line schemas validate one JSONL line."""
 

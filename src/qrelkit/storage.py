@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
@@ -32,13 +32,18 @@ from .models import (
     LabelState,
     Manifest,
     PoolEntry,
+    PoolResult,
     Query,
     QueryProgress,
+    QueueItem,
     ScoringProfile,
     StoreStatus,
     Stratum,
     StratumStatus,
 )
+
+if TYPE_CHECKING:  # the scoring engine (numpy) loads only for the queue
+    from .scoring.impact import RunLists
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
@@ -99,7 +104,19 @@ def _v2(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+def _v3(db: sqlite_utils.Database) -> None:
+    """Pooled runs: each run's top documents per query (which runs surfaced a pooled pair, at
+    which ranks; the judging queue's impact is computed from them)."""
+    db.table("runs").create({"name": str, "path": str, "depth": int, "pooled_at": str}, pk="name")
+    db.table("run_rows").create(
+        {"run": str, "query_id": str, "rank": int, "doc_id": str},
+        pk=("run", "query_id", "rank"),
+        foreign_keys=[("run", "runs", "name")],
+    )
+    db.table("run_rows").create_index(["query_id", "doc_id"])
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
 """Schema migrations; the store's `PRAGMA user_version` counts how many have run."""
 
 
@@ -161,6 +178,12 @@ class Store:
     @classmethod
     def memory(cls) -> Store:
         return cls(sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False))
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         self.conn.close()
@@ -425,6 +448,120 @@ class Store:
                 n += cur.rowcount
         return n
 
+    def pool_runs(
+        self, runs: Sequence[RunLists], *, depth: int, paths: Sequence[str], stratum: str | None = None
+    ) -> PoolResult:
+        """Record each run's top `depth` documents for every golden-set query and pool the
+        unlabeled ones (of `stratum`'s queries only, if given); one transaction. Pooling again is
+        idempotent: a pair's best rank and runs are merged, nothing is added twice."""
+        strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
+        known = {
+            (q, d): state
+            for q, d, state in self.conn.execute("SELECT query_id, doc_id, state FROM current_state")
+            if state in ("graded", "skipped")
+        }
+        pooled = {
+            (q, d): (src, rank)
+            for q, d, src, rank in self.conn.execute("SELECT query_id, doc_id, source, best_rank FROM pool")
+        }
+        added = merged = labeled = 0
+        missing: set[str] = set()
+        now = _now()
+        with self.transaction():
+            for run, path in zip(runs, paths, strict=True):
+                self.conn.execute("DELETE FROM run_rows WHERE run = ?", [run.name])
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO runs(name, path, depth, pooled_at) VALUES (?, ?, ?, ?)",
+                    [run.name, path, depth, now],
+                )
+                rows = [
+                    (run.name, q, i + 1, d)
+                    for q, docs in run.ranked.items()
+                    if q in strata
+                    for i, d in enumerate(docs[:depth])
+                ]
+                self.conn.executemany("INSERT INTO run_rows(run, query_id, rank, doc_id) VALUES (?, ?, ?, ?)", rows)
+                for _, q, rank, d in rows:
+                    if stratum is not None and strata[q] != stratum:
+                        continue
+                    if (q, d) in known:
+                        labeled += 1
+                        continue
+                    if (q, d) in pooled:
+                        src, best = pooled[(q, d)]
+                        names = sorted({n for n in (src or "").split(",") if n} | {run.name})
+                        new = (",".join(names), min(best, rank) if best is not None else rank)
+                        if new != (src, best):
+                            merged += 1
+                            pooled[(q, d)] = new
+                            self.conn.execute(
+                                "UPDATE pool SET source = ?, best_rank = ? WHERE query_id = ? AND doc_id = ?",
+                                [*new, q, d],
+                            )
+                        continue
+                    pooled[(q, d)] = (run.name, rank)
+                    self.conn.execute(
+                        "INSERT INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, ?, ?)",
+                        [q, d, run.name, rank],
+                    )
+                    added += 1
+            docs = {d for run in runs for q, ds in run.ranked.items() if q in strata for d in ds[:depth]}
+            stored = {r[0] for r in self.conn.execute("SELECT id FROM documents")}
+            missing = docs - stored
+        return PoolResult(
+            added=added,
+            updated=merged,
+            labeled=labeled,
+            missing_documents=sorted(missing),
+            queries_not_in_runs=sorted(q for q in strata if all(q not in run.ranked for run in runs)),
+            run_only_queries=sorted({q for run in runs for q in run.ranked if q not in strata}),
+        )
+
+    def stored_runs(self) -> list[RunLists]:
+        """The pooled runs' top documents per query, in rank order."""
+        from .scoring.impact import RunLists
+
+        lists: dict[str, dict[str, list[str]]] = {
+            name: {} for (name,) in self.conn.execute("SELECT name FROM runs ORDER BY name")
+        }
+        for run, q, d in self.conn.execute("SELECT run, query_id, doc_id FROM run_rows ORDER BY run, query_id, rank"):
+            lists[run].setdefault(q, []).append(d)
+        return [RunLists(name, ranked) for name, ranked in lists.items()]
+
+    def ordered_queue(
+        self,
+        order: str = "impact",
+        *,
+        seed: int = 0,
+        stratum: str | None = None,
+        metrics: str | Sequence[str] | None = None,
+    ) -> list[QueueItem]:
+        """The unlabeled pooled pairs (of one stratum, if given) in judging order (see
+        `scoring.impact`; `metrics` default: `IMPACT_METRICS`); without pooled runs the impact of
+        every pair is 0, so the impact order falls back to the depth order."""
+        from .scoring.impact import IMPACT_METRICS, impact_scores, order_queue
+
+        entries = self.unlabeled_pool()
+        strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
+        if stratum is not None:
+            entries = [e for e in entries if strata.get(e.query_id) == stratum]
+        impacts = None
+        if order == "impact":
+            labels: dict[str, dict[str, int]] = {}
+            for lab in self.labels():
+                labels.setdefault(lab.query_id, {})[lab.doc_id] = lab.grade
+            impacts = impact_scores(
+                [(e.query_id, e.doc_id) for e in entries],
+                self.stored_runs(),
+                labels,
+                max_grade=self.scale.max_grade,
+                strata=strata,
+                weights={s.name: s.weight for s in self.strata()},
+                metrics=metrics or IMPACT_METRICS,
+                relevance_threshold=self.scale.relevance_threshold,
+            )
+        return order_queue(entries, order, impacts=impacts, seed=seed)
+
     # -- the judgment log ------------------------------------------------------------------
 
     def _insert_event(self, j: Judgment, source: str | None) -> int:
@@ -563,7 +700,7 @@ class Store:
         """Row counts of every table (used to show that a failed import changed nothing)."""
         return {
             t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
-            for t in ("meta", "strata", "queries", "documents", "judgments", "pool", "profiles")
+            for t in ("meta", "strata", "queries", "documents", "judgments", "pool", "profiles", "runs", "run_rows")
         }
 
     def status(self) -> StoreStatus:

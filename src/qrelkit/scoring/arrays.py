@@ -9,6 +9,7 @@ a run file is ignored.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -121,6 +122,15 @@ def rank(
         max_grade=max_grade,
         run_only=len(run_only),
     )
+
+
+def top_documents(run: Iterable[tuple[str, str, float]], depth: int) -> dict[str, list[str]]:
+    """Query -> its `depth` best documents in trec_eval order (score descending, then document id
+    descending in byte order), the order every measure sees them in."""
+    per_query: dict[str, list[tuple[float, bytes, str]]] = {}
+    for qid, doc_id, score in run:
+        per_query.setdefault(qid, []).append((score, _doc_key(doc_id), doc_id))
+    return {q: [r[2] for r in heapq.nlargest(depth, rows)] for q, rows in per_query.items()}
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)

@@ -1,0 +1,201 @@
+"""Which unlabeled pair to judge next.
+
+A pair's *impact* is how much its unknown grade holds the pooled runs' headline metrics open:
+
+    impact(q, d) = w(q) * sum over runs r, measures m of [ W(r, m, q) - E_g W(r, m, q | d = g) ]
+
+`W` is the width (high - low) of the measure's bounds for query q on run r (`kernels`), and
+`W(... | d = g)` the width once d carries grade g; the expectation is over `prior`, the grade
+distribution of the current labels (add-one smoothed). A pair only counts for the runs that rank
+it inside the measure's cutoff. `w(q)` is the query's share of traffic: its stratum's weight
+(renormalised over the strata that have queries) over the stratum's query count; with no weights,
+every query counts 1/N. Labeling a pair can never widen a bound (it removes completions), so the
+reduction is >= 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ScoringError
+from ..models import PoolEntry, QueryCoverage, QueueItem, RunCoverage
+from .arrays import ABSENT, UNLABELED, Ranked
+from .kernels import compute
+from .measures import Measure, parse_measures
+
+FloatArray = npt.NDArray[np.float64]
+
+IMPACT_METRICS = ("nDCG@10", "R@50")
+"""The headline pair the queue narrows by default: the two tiles of a comparison."""
+
+ORDERS = ("impact", "depth", "random")
+
+
+@dataclass(frozen=True)
+class RunLists:
+    """One run's ranked document ids per query (trec_eval order, already cut to the pooled depth)."""
+
+    name: str
+    ranked: Mapping[str, Sequence[str]]
+
+
+def grade_prior(grades: Sequence[int], max_grade: int) -> FloatArray:
+    """P(grade) from the current labels, add-one smoothed (uniform when there are none)."""
+    counts = np.ones(max_grade + 1, dtype=np.float64)
+    if grades:
+        counts += np.bincount(np.clip(np.asarray(grades, dtype=np.int64), 0, max_grade), minlength=max_grade + 1)
+    return np.asarray(counts / counts.sum(), dtype=np.float64)
+
+
+def query_weights(strata: Mapping[str, str], weights: Mapping[str, float]) -> dict[str, float]:
+    """Query -> share of traffic (sums to 1 over the queries)."""
+    sizes: dict[str, int] = {}
+    for s in strata.values():
+        sizes[s] = sizes.get(s, 0) + 1
+    total = sum(max(weights.get(s, 0.0), 0.0) for s in sizes)
+    if total <= 0:
+        return {q: 1.0 / len(strata) for q in strata} if strata else {}
+    return {q: max(weights.get(s, 0.0), 0.0) / total / sizes[s] for q, s in strata.items()}
+
+
+def width_reduction(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> FloatArray:
+    """[queries, depth]: the expected narrowing of `m`'s bounds if the unlabeled document at each
+    position were labeled (0 where the position is labeled, absent or past the cutoff)."""
+    out = np.zeros(r.grades.shape, dtype=np.float64)
+    window = r.depth if m.cutoff is None else min(m.cutoff, r.depth)
+    qi, pos = np.nonzero(r.grades[:, :window] == UNLABELED)
+    if len(qi) == 0:
+        return out
+    base = compute(r, m, threshold)
+    width = base.high - base.low
+    levels = r.max_grade + 1
+    rows = np.repeat(qi, levels)
+    cols = np.repeat(pos, levels)
+    grade = np.tile(np.arange(levels), len(qi))
+    grades = r.grades[rows]
+    grades[np.arange(len(rows)), cols] = grade
+    counts = r.label_counts[rows]
+    counts[np.arange(len(rows)), grade] += 1
+    what_if = Ranked(
+        query_ids=[""] * len(rows),
+        grades=grades,
+        n_ret=r.n_ret[rows],
+        label_counts=counts,
+        max_grade=r.max_grade,
+        run_only=0,
+    )
+    after = compute(what_if, m, threshold)
+    expected = ((after.high - after.low).reshape(len(qi), levels) * prior).sum(axis=1)
+    out[qi, pos] = np.clip(width[qi] - expected, 0.0, None)
+    return out
+
+
+def _ranked(
+    run: RunLists, queries: Sequence[str], labels: Mapping[str, Mapping[str, int]], max_grade: int
+) -> tuple[Ranked, list[Sequence[str]]]:
+    lists = [run.ranked.get(q, ()) for q in queries]
+    depth = max((len(docs) for docs in lists), default=0)
+    grades = np.full((len(queries), max(depth, 1)), ABSENT, dtype=np.int16)
+    counts = np.zeros((len(queries), max_grade + 1), dtype=np.int64)
+    for i, (q, docs) in enumerate(zip(queries, lists, strict=True)):
+        known = labels.get(q, {})
+        grades[i, : len(docs)] = [known.get(d, UNLABELED) for d in docs]
+        for g in known.values():
+            counts[i, g] += 1
+    n_ret = np.array([len(docs) for docs in lists], dtype=np.int64)
+    return Ranked(list(queries), grades, n_ret, counts, max_grade, 0), lists
+
+
+def impact_scores(
+    candidates: Sequence[tuple[str, str]],
+    runs: Sequence[RunLists],
+    labels: Mapping[str, Mapping[str, int]],
+    *,
+    max_grade: int,
+    strata: Mapping[str, str],
+    weights: Mapping[str, float],
+    metrics: str | Sequence[str] = IMPACT_METRICS,
+    relevance_threshold: int = 1,
+) -> list[float]:
+    """The impact of each candidate (query, doc) pair, in the candidates' order.
+
+    :param labels: the current graded labels (query -> doc -> grade >= 0).
+    :param strata: query -> stratum for every query of the golden set (for the traffic shares).
+    """
+    measures = parse_measures(metrics if isinstance(metrics, str) else list(metrics))
+    prior = grade_prior([g for docs in labels.values() for g in docs.values()], max_grade)
+    share = query_weights(strata, weights)
+    queries = sorted({q for q, _ in candidates})
+    total: dict[tuple[str, str], float] = {}
+    for run in runs:
+        ranked, lists = _ranked(run, queries, labels, max_grade)
+        reduction = np.zeros(ranked.grades.shape)
+        for m in measures:
+            reduction += width_reduction(ranked, m, m.threshold(relevance_threshold), prior)
+        for i, docs in enumerate(lists):
+            for j in np.flatnonzero(reduction[i, : len(docs)]).tolist():
+                key = (queries[i], docs[j])
+                total[key] = total.get(key, 0.0) + float(reduction[i, j])
+    return [share.get(q, 0.0) * total.get((q, d), 0.0) for q, d in candidates]
+
+
+def run_coverage(
+    run: RunLists, strata: Mapping[str, str], labels: Mapping[str, Mapping[str, int]], k: int
+) -> RunCoverage:
+    """Judged coverage of the run's top k for every golden-set query (`strata`: query -> stratum)."""
+    rows = []
+    for q, s in sorted(strata.items()):
+        top = run.ranked.get(q, ())[:k]
+        known = labels.get(q, {})
+        rows.append(QueryCoverage(query_id=q, stratum=s, retrieved=len(top), labeled=sum(d in known for d in top)))
+
+    def mean(items: list[QueryCoverage]) -> float | None:
+        values = [r.labeled / r.retrieved for r in items if r.retrieved]
+        return sum(values) / len(values) if values else None
+
+    by_stratum = {s: mean([r for r in rows if r.stratum == s]) for s in sorted(set(strata.values()))}
+    return RunCoverage(run=run.name, k=k, coverage=mean(rows), by_stratum=by_stratum, queries=rows)
+
+
+def order_queue(
+    entries: Sequence[PoolEntry], order: str, *, impacts: Sequence[float] | None = None, seed: int = 0
+) -> list[QueueItem]:
+    """The entries in judging order, each with its priority (higher comes first).
+
+    `depth`: best rank in any run, then query, then document; priority 1 / best rank (0 when no run
+    ranked it). `impact`: impact descending, ties in depth order; priority the impact. `random`:
+    a permutation seeded by `seed`; priority 1 - position / N.
+    """
+    if order not in ORDERS:
+        raise ScoringError(f"unknown queue order {order!r}", f"use one of {', '.join(ORDERS)}")
+    by_depth = sorted(
+        range(len(entries)),
+        key=lambda i: (entries[i].best_rank is None, entries[i].best_rank or 0, entries[i].query_id, entries[i].doc_id),
+    )
+    if order == "impact":
+        if impacts is None or len(impacts) != len(entries):
+            raise ScoringError("the impact order needs one impact per entry")
+        position = {i: n for n, i in enumerate(by_depth)}
+        chosen = sorted(range(len(entries)), key=lambda i: (-impacts[i], position[i]))
+        priority = [float(impacts[i]) for i in chosen]
+    elif order == "depth":
+        chosen = by_depth
+        priority = [1.0 / (entries[i].best_rank or 0) if entries[i].best_rank else 0.0 for i in chosen]
+    else:
+        permutation = np.random.default_rng(seed).permutation(len(by_depth))
+        chosen = [by_depth[int(j)] for j in permutation]
+        priority = [1.0 - n / len(chosen) for n in range(len(chosen))]
+    return [
+        QueueItem(
+            query_id=entries[i].query_id,
+            doc_id=entries[i].doc_id,
+            priority=p,
+            best_rank=entries[i].best_rank,
+            source=entries[i].source,
+        )
+        for i, p in zip(chosen, priority, strict=True)
+    ]
