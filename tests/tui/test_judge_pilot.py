@@ -146,3 +146,37 @@ async def test_stratum_option_filters_the_list(tiny_store: Store, stratum: str) 
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen.query_one("DataTable").row_count == 1
+
+
+def _pool_two_runs(store: Store) -> None:
+    from qrelkit.scoring.impact import RunLists
+
+    runs = [
+        RunLists("a", {"q1": ["d3", "d1", "d2", "d4"], "q2": ["d5", "d3"]}),
+        RunLists("b", {"q1": ["d4", "d3", "d2", "d1"], "q2": ["d3", "d5"]}),
+    ]
+    store.pool_runs(runs, depth=4, paths=["a.run", "b.run"])
+
+
+@pytest.mark.parametrize("order", ["impact", "depth", "random"])
+async def test_judging_follows_the_queue_order(tiny_store: Store, order: str) -> None:
+    _pool_two_runs(tiny_store)
+    queue = [(i.query_id, i.doc_id) for i in tiny_store.ordered_queue(order, seed=3)]
+    q1 = [d for q, d in queue if q == "q1"]
+    if order == "impact":  # the orders really differ here: q2 has no label at all, so it comes first
+        assert queue[0][0] == "q2" and q1 == ["d3", "d4", "d1"]
+    app = JudgeApp(tiny_store, "ann", query="q1", order=order, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = []
+        for _ in q1:
+            screen = app.screen
+            assert isinstance(screen, JudgingScreen)
+            seen.append(screen.docs[screen.position].doc_id)
+            await pilot.press("1")
+        assert seen == q1
+        assert isinstance(app.screen, NextQueryScreen)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen) and screen.query_id == "q2"
+        q2 = [d for q, d in queue if q == "q2"]
+        assert screen.docs[screen.position].doc_id == q2[0]

@@ -19,9 +19,18 @@ class JudgeApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "qrelkit judge"
 
-    def __init__(self, store: Store, assessor: str, *, stratum: str | None = None, query: str | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        assessor: str,
+        *,
+        stratum: str | None = None,
+        query: str | None = None,
+        order: str = "impact",
+        seed: int = 0,
+    ) -> None:
         super().__init__()
-        self.session = Session(store=store, assessor=assessor, stratum=stratum)
+        self.session = Session(store=store, assessor=assessor, stratum=stratum, order=order, seed=seed)
         self.start_query = query
         self._ticks = 0
 

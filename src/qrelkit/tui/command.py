@@ -25,8 +25,18 @@ def _login() -> str | None:
 @click.option("--assessor", help="Who judges [default: $QRELKIT_ASSESSOR, else the login name].")
 @click.option("--stratum", help="Only queries of this stratum.")
 @click.option("--query", "query_id", help="Open this query's judging screen directly.")
+@click.option(
+    "--order",
+    type=click.Choice(["impact", "depth", "random"]),
+    default="impact",
+    show_default=True,
+    help="Judging order of documents and next queries (see `qrelkit queue`).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
 @click.pass_context
-def judge(ctx: click.Context, assessor: str | None, stratum: str | None, query_id: str | None) -> None:
+def judge(
+    ctx: click.Context, assessor: str | None, stratum: str | None, query_id: str | None, order: str, seed: int
+) -> None:
     """Judge documents in a terminal UI: 0-3 grade, s skip, u clear, n/p move, e note, ? keys."""
     from .app import JudgeApp  # textual loads only for this command
 
@@ -39,6 +49,7 @@ def judge(ctx: click.Context, assessor: str | None, stratum: str | None, query_i
             raise StoreError(f"query {query_id!r} is not in the golden set", "see `qrelkit status`")
         if stratum is not None and stratum not in {s.name for s in store.strata()}:
             raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
-        JudgeApp(store, assessor or default_assessor(dict(os.environ), _login()), stratum=stratum, query=query_id).run()
+        who = assessor or default_assessor(dict(os.environ), _login())
+        JudgeApp(store, who, stratum=stratum, query=query_id, order=order, seed=seed).run()
     finally:
         store.close()

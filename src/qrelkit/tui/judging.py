@@ -6,7 +6,7 @@ import re
 import time
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -70,7 +70,7 @@ class JudgingScreen(Screen[None]):
         """Read the query and its queue (others' labels included); start at the first unlabeled."""
         store = self.session.store
         self.query_model = store.query(self.query_id)
-        self.docs = store.queue(self.query_id)
+        self.docs = self.session.order_docs(self.query_id, store.queue(self.query_id))
         first = next((i for i, d in enumerate(self.docs) if d.state is LabelState.UNLABELED), 0)
         self.position = first
         self.refresh_view()
@@ -175,6 +175,17 @@ class JudgingScreen(Screen[None]):
                 return
         self.refresh_view()
 
+    @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
+    def refresh_queue(self) -> None:
+        """Recompute the judging queue on a connection of its own, off the UI thread."""
+        store = self.session.store
+        reader = store.reader()
+        try:
+            self.session.refresh_queue(reader)
+        finally:
+            if reader is not store:  # an in-memory store is its own reader
+                reader.close()
+
     def action_skip(self) -> None:
         self.judge(JudgmentState.SKIPPED)
 
@@ -222,5 +233,6 @@ class JudgingScreen(Screen[None]):
             if go:
                 self.query_id = nxt
                 self.load()
+            self.refresh_queue()  # this query's labels moved the impacts
 
         self.app.push_screen(NextQueryScreen(self.query_id, nxt, offered.text if offered else ""), answer)

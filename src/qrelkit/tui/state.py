@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..models import GradeScale, Judgment, QueryProgress
+from ..models import DocState, GradeScale, Judgment, JudgmentState, QueryProgress, QueueItem
 from ..storage import Store
 
 
@@ -19,6 +19,12 @@ class Session:
     judged: int = 0
     """Events this session committed (what the header shows is already on disk)."""
     stratum: str | None = None
+    order: str = "impact"
+    """The judging queue's order (`qrelkit queue --order`): documents and next queries follow it."""
+    seed: int = 0
+    _queue: list[QueueItem] | None = field(init=False, default=None, repr=False)
+    _positions: dict[str, dict[str, int]] = field(init=False, default_factory=dict, repr=False)
+    _done: set[tuple[str, str]] = field(init=False, default_factory=set, repr=False)
 
     def __post_init__(self) -> None:
         self.scale = self.store.scale
@@ -26,15 +32,45 @@ class Session:
     def record(self, event: Judgment) -> None:
         self.store.record(event)
         self.judged += 1
+        pair = (event.query_id, event.doc_id)
+        if event.state is JudgmentState.CLEARED:
+            self._done.discard(pair)
+        else:
+            self._done.add(pair)
+
+    # -- the judging queue ------------------------------------------------------------------
+
+    def queue(self) -> list[QueueItem]:
+        """The queue as last computed (computed now the first time)."""
+        if self._queue is None:
+            self.refresh_queue(self.store)
+        return self._queue or []
+
+    def refresh_queue(self, store: Store) -> None:
+        """Recompute the queue (impact moves as labels arrive). Workers pass a connection of their
+        own; the new queue replaces the old one in one assignment."""
+        items = store.ordered_queue(self.order, seed=self.seed, stratum=self.stratum)
+        positions: dict[str, dict[str, int]] = {}
+        for n, item in enumerate(items):
+            positions.setdefault(item.query_id, {})[item.doc_id] = n
+        self._queue, self._positions = items, positions
+
+    def order_docs(self, query_id: str, docs: list[DocState]) -> list[DocState]:
+        """A query's documents with its queued (unlabeled) ones in queue order; the others keep
+        their places, so with the depth order nothing moves."""
+        self.queue()
+        where = self._positions.get(query_id, {})
+        slots = [i for i, d in enumerate(docs) if d.doc_id in where]
+        ordered = list(docs)
+        for i, d in zip(slots, sorted((docs[i] for i in slots), key=lambda d: where[d.doc_id]), strict=True):
+            ordered[i] = d
+        return ordered
 
     def next_query(self, after: str | None = None) -> str | None:
-        """The next query (in list order, after `after`) that still has unlabeled documents."""
-        queries = [p for p in self.store.progress() if self.stratum is None or p.stratum == self.stratum]
-        ids = [p.query_id for p in queries]
-        start = ids.index(after) + 1 if after in ids else 0
-        for p in queries[start:] + queries[:start]:
-            if p.unlabeled and p.query_id != after:
-                return p.query_id
+        """The query of the first queue entry not judged yet (outside `after`)."""
+        for item in self.queue():
+            if item.query_id != after and (item.query_id, item.doc_id) not in self._done:
+                return item.query_id
         return None
 
     def reader(self) -> Store:
