@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit generated bench clean
+.PHONY: demo test lint typecheck unit generated bench sim clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ranx
 	$(BIN)/python benchmarks/bench_score.py
 	$(BIN)/python benchmarks/bench_tui.py
+
+# The judging-queue simulation (about a minute per traffic scenario): curves as JSON and SVG.
+sim: $(STAMP)
+	$(BIN)/python benchmarks/sim_queue.py --traffic head --json benchmarks/sim_head.json --svg benchmarks/queue_curves.svg
+	$(BIN)/python benchmarks/sim_queue.py --traffic uniform --json benchmarks/sim_uniform.json --svg benchmarks/queue_curves_uniform.svg
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -14,7 +14,7 @@ from conftest import ROOT, Cli
 from qrelkit.models import Judgment, JudgmentState
 from qrelkit.scoring import evaluate
 from qrelkit.scoring.arrays import rank, top_documents
-from qrelkit.scoring.impact import grade_prior, impact_scores, query_weights, width_reduction
+from qrelkit.scoring.impact import expected_narrowing, grade_prior, impact_scores, query_weights, width_shares
 from qrelkit.scoring.measures import parse_measure
 from qrelkit.storage import Store
 
@@ -200,7 +200,7 @@ def _width(labels: dict[str, int], run: dict[str, float], name: str, max_grade: 
 
 @pytest.mark.parametrize("seed", range(25))
 @pytest.mark.parametrize("name", ["nDCG@5", "R@4", "nDCG(gain=exp)@3", "AP", "P@3"])
-def test_width_reduction_is_the_expected_narrowing(seed: int, name: str) -> None:
+def test_expected_narrowing_and_width_shares(seed: int, name: str) -> None:
     """Against a direct computation: label the document with each grade, rescore, average."""
     rnd = random.Random(seed)
     max_grade = rnd.choice([1, 2, 3])
@@ -211,7 +211,8 @@ def test_width_reduction_is_the_expected_narrowing(seed: int, name: str) -> None
     prior = grade_prior(list(labels.values()), max_grade)
     m = parse_measure(name)
     ranked = rank({"q": labels}, [("q", d, s) for d, s in run.items()], max_grade=max_grade)
-    got = width_reduction(ranked, m, 1, prior)[0]
+    got = expected_narrowing(ranked, m, 1, prior)[0]
+    shares = width_shares(ranked, m, 1, prior)[0]
     order = top_documents([("q", d, s) for d, s in run.items()], len(run))["q"]
     before = _width(labels, run, name, max_grade)
     for pos, d in enumerate(order):
@@ -222,6 +223,10 @@ def test_width_reduction_is_the_expected_narrowing(seed: int, name: str) -> None
         expected = sum(p * _width({**labels, d: g}, run, name, max_grade) for g, p in enumerate(prior))
         assert got[pos] == pytest.approx(before - expected, abs=1e-12)
         assert got[pos] >= 0
+    # the shares split the query's whole width, in proportion to the narrowing
+    assert shares.sum() == pytest.approx(before, abs=1e-12)
+    if got.sum() > 0:
+        assert shares == pytest.approx(got / got.sum() * before, abs=1e-12)
 
 
 def test_query_weights_share_traffic() -> None:
@@ -271,3 +276,22 @@ def test_queue_and_coverage_json_validate_against_the_schemas(run_cli: Cli) -> N
     cov = json.loads((ROOT / "schemas" / "run-coverage.schema.json").read_text())
     for report in json.loads(run_cli("status", "--runs", str(RUNS[0]), "--format", "json").output):
         jsonschema.validate(report, cov)
+
+
+def test_the_queue_simulation_runs_and_orders_beat_random(tmp_path: Path) -> None:
+    """A small run of benchmarks/sim_queue.py (the full one is `make sim`)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "sim.json"
+    args = ["--queries", "40", "--budget", "150", "--batch", "50", "--json", str(out), "--svg", str(tmp_path / "c.svg")]
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sim_queue.py"), *args], check=True, capture_output=True)
+    result = json.loads(out.read_text())
+    curves = result["curves"]
+    assert set(curves) == {"impact", "impact-ndcg", "depth", "random"}
+    for points in curves.values():
+        widths = [p["width"] for p in points]
+        assert [p["judgments"] for p in points] == [0, 50, 100, 150]
+        assert widths == sorted(widths, reverse=True)  # labels only ever narrow the bounds
+    assert curves["impact"][-1]["width"] < curves["random"][-1]["width"]
+    assert (tmp_path / "c.svg").read_text().startswith("<svg")

@@ -1,16 +1,21 @@
 """Which unlabeled pair to judge next.
 
-A pair's *impact* is how much its unknown grade holds the pooled runs' headline metrics open:
+A pair's *impact* is the part of the pooled runs' open metric bounds that its unknown grade holds:
 
-    impact(q, d) = w(q) * sum over runs r, measures m of [ W(r, m, q) - E_g W(r, m, q | d = g) ]
+    impact(q, d) = w(q) * sum over runs r, measures m of  W(r, m, q) * N(r, m, q, d) / N(r, m, q)
 
-`W` is the width (high - low) of the measure's bounds for query q on run r (`kernels`), and
-`W(... | d = g)` the width once d carries grade g; the expectation is over `prior`, the grade
-distribution of the current labels (add-one smoothed). A pair only counts for the runs that rank
-it inside the measure's cutoff. `w(q)` is the query's share of traffic: its stratum's weight
-(renormalised over the strata that have queries) over the stratum's query count; with no weights,
-every query counts 1/N. Labeling a pair can never widen a bound (it removes completions), so the
-reduction is >= 0.
+`W(r, m, q)` is the width (high - low) of measure m's bounds for query q on run r (`kernels`).
+`N(r, m, q, d) = W(r, m, q) - E_g W(r, m, q | d = g)` is how much labeling d alone is expected to
+narrow it, the expectation over `prior` (the grade distribution of the current labels, add-one
+smoothed); `N(r, m, q)` sums it over q's unlabeled documents inside m's cutoff on run r. So each
+query's open width is shared among its unlabeled documents in proportion to what each alone would
+close (evenly if no single label narrows it), and a pair counts only for the runs that rank it
+inside the cutoff. Sharing the whole width, rather than ranking by the one-step narrowing alone,
+keeps a query whose ten top documents are all unknown (wide open, yet no single label closes
+much) from sinking to the bottom of the queue. `w(q)` is the query's share of traffic: its
+stratum's weight (renormalised over the strata that have queries) over the stratum's query count;
+with no weights, every query counts 1/N. Labeling a pair never widens a bound (it removes
+completions), so N >= 0.
 """
 
 from __future__ import annotations
@@ -62,16 +67,16 @@ def query_weights(strata: Mapping[str, str], weights: Mapping[str, float]) -> di
     return {q: max(weights.get(s, 0.0), 0.0) / total / sizes[s] for q, s in strata.items()}
 
 
-def width_reduction(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> FloatArray:
-    """[queries, depth]: the expected narrowing of `m`'s bounds if the unlabeled document at each
-    position were labeled (0 where the position is labeled, absent or past the cutoff)."""
+def _narrowing(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The bound width per query, and per position the expected narrowing if the unlabeled
+    document there alone were labeled (0 where labeled, absent or past the cutoff)."""
     out = np.zeros(r.grades.shape, dtype=np.float64)
     window = r.depth if m.cutoff is None else min(m.cutoff, r.depth)
+    base = compute(r, m, threshold)
+    width = np.nan_to_num(base.high - base.low)
     qi, pos = np.nonzero(r.grades[:, :window] == UNLABELED)
     if len(qi) == 0:
-        return out
-    base = compute(r, m, threshold)
-    width = base.high - base.low
+        return width, out
     levels = r.max_grade + 1
     rows = np.repeat(qi, levels)
     cols = np.repeat(pos, levels)
@@ -89,9 +94,29 @@ def width_reduction(r: Ranked, m: Measure, threshold: int, prior: FloatArray) ->
         run_only=0,
     )
     after = compute(what_if, m, threshold)
-    expected = ((after.high - after.low).reshape(len(qi), levels) * prior).sum(axis=1)
+    expected = (np.nan_to_num(after.high - after.low).reshape(len(qi), levels) * prior).sum(axis=1)
     out[qi, pos] = np.clip(width[qi] - expected, 0.0, None)
-    return out
+    return width, out
+
+
+def expected_narrowing(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> FloatArray:
+    """[queries, depth]: how much labeling the unlabeled document at each position, alone, is
+    expected to narrow `m`'s bounds (grades drawn from `prior`)."""
+    return _narrowing(r, m, threshold, prior)[1]
+
+
+def width_shares(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> FloatArray:
+    """[queries, depth]: each query's bound width, shared among its unlabeled documents inside the
+    cutoff in proportion to their expected narrowing (evenly when no single label narrows it:
+    then only several together can). Each row sums to the query's width."""
+    width, narrowing = _narrowing(r, m, threshold, prior)
+    window = r.depth if m.cutoff is None else min(m.cutoff, r.depth)
+    open_ = np.zeros(r.grades.shape, dtype=bool)
+    open_[:, :window] = r.grades[:, :window] == UNLABELED
+    total = narrowing.sum(axis=1)
+    even = open_ / np.maximum(open_.sum(axis=1), 1)[:, None]
+    share = np.where((total > 0)[:, None], narrowing / np.where(total > 0, total, 1.0)[:, None], even)
+    return np.asarray(share * width[:, None], dtype=np.float64)
 
 
 def _ranked(
@@ -135,7 +160,7 @@ def impact_scores(
         ranked, lists = _ranked(run, queries, labels, max_grade)
         reduction = np.zeros(ranked.grades.shape)
         for m in measures:
-            reduction += width_reduction(ranked, m, m.threshold(relevance_threshold), prior)
+            reduction += width_shares(ranked, m, m.threshold(relevance_threshold), prior)
         for i, docs in enumerate(lists):
             for j in np.flatnonzero(reduction[i, : len(docs)]).tolist():
                 key = (queries[i], docs[j])
