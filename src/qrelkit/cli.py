@@ -488,8 +488,8 @@ def _status_runs(store: Store, paths: tuple[Path, ...], k: int, holes: int, per_
 
     strata = {q.id: q.stratum for q in store.queries()}
     labels: dict[str, dict[str, int]] = {}
-    for lab in store.labels():
-        labels.setdefault(lab.query_id, {})[lab.doc_id] = lab.grade
+    for qid, doc_id, grade in store.label_rows():
+        labels.setdefault(qid, {})[doc_id] = grade
     reports = [run_coverage(run, strata, labels, k) for run in _read_run_lists(paths, k)]
     if fmt == "json":
         click.echo("[" + ",\n".join(r.model_dump_json(indent=2) for r in reports) + "]")
