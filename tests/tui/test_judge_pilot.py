@@ -167,6 +167,8 @@ async def test_judging_follows_the_queue_order(tiny_store: Store, order: str) ->
         assert queue[0][0] == "q2" and q1 == ["d3", "d4", "d1"]
     app = JudgeApp(tiny_store, "ann", query="q1", order=order, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()  # the queue is computed in a worker at start
+        await pilot.pause()
         seen = []
         for _ in q1:
             screen = app.screen

@@ -46,6 +46,7 @@ class JudgeApp(App[None]):
         # seconds), and the objects made at startup are left out of the garbage collector's scans
         self.session.store.defer_checkpoints()
         self.set_interval(self.CHECKPOINT_SECONDS, self.checkpoint)
+        self.load_queue()
         gc.collect()
         gc.freeze()
         gc.disable()  # collections run on the timer below, between frames, not inside a keystroke
@@ -59,6 +60,17 @@ class JudgeApp(App[None]):
     @work(thread=True, exclusive=True, group="checkpoint", exit_on_error=False)
     def _checkpoint(self) -> None:
         self.session.store.checkpoint()
+
+    @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
+    def load_queue(self) -> None:
+        """The judging queue, computed off the UI thread (seconds on a large store)."""
+        self.session.refresh_queue()
+        self.call_from_thread(self._queue_loaded)
+
+    def _queue_loaded(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, JudgingScreen):
+                screen.queue_ready()
 
     def on_unmount(self) -> None:
         gc.enable()

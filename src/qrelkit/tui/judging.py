@@ -53,6 +53,8 @@ class JudgingScreen(Screen[None]):
         self.docs: list[DocState] = []
         self.position = 0
         self.shown_at = time.monotonic()
+        self.touched = False
+        """Judged or moved since the query was loaded."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -73,6 +75,7 @@ class JudgingScreen(Screen[None]):
         self.docs = self.session.order_docs(self.query_id, store.queue(self.query_id))
         first = next((i for i, d in enumerate(self.docs) if d.state is LabelState.UNLABELED), 0)
         self.position = first
+        self.touched = False
         self.refresh_view()
 
     # -- drawing ----------------------------------------------------------------------------
@@ -144,6 +147,7 @@ class JudgingScreen(Screen[None]):
         """Append one event (committed on return), then move on. Nothing on screen runs ahead of disk."""
         if not self.docs:
             return
+        self.touched = True
         d = self.docs[self.position]
         event = Judgment(
             query_id=self.query_id,
@@ -178,13 +182,13 @@ class JudgingScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def refresh_queue(self) -> None:
         """Recompute the judging queue on a connection of its own, off the UI thread."""
-        store = self.session.store
-        reader = store.reader()
-        try:
-            self.session.refresh_queue(reader)
-        finally:
-            if reader is not store:  # an in-memory store is its own reader
-                reader.close()
+        self.session.refresh_queue()
+
+    def queue_ready(self) -> None:
+        """The first queue arrived: put the documents in its order, unless the assessor has
+        already judged or moved here."""
+        if not self.touched:
+            self.load()
 
     def action_skip(self) -> None:
         self.judge(JudgmentState.SKIPPED)
@@ -193,6 +197,7 @@ class JudgingScreen(Screen[None]):
         self.judge(JudgmentState.CLEARED, advance=False)  # stay: a label is cleared to judge it again
 
     def action_move(self, step: int) -> None:
+        self.touched = True
         if self.docs:
             self.position = max(0, min(len(self.docs) - 1, self.position + step))
             self.refresh_view()

@@ -40,15 +40,26 @@ class Session:
 
     # -- the judging queue ------------------------------------------------------------------
 
+    @property
+    def queue_ready(self) -> bool:
+        return self._queue is not None
+
     def queue(self) -> list[QueueItem]:
-        """The queue as last computed (computed now the first time)."""
+        """The queue as last computed (computed now if no worker has yet)."""
         if self._queue is None:
             self.refresh_queue(self.store)
         return self._queue or []
 
-    def refresh_queue(self, store: Store) -> None:
-        """Recompute the queue (impact moves as labels arrive). Workers pass a connection of their
-        own; the new queue replaces the old one in one assignment."""
+    def refresh_queue(self, store: Store | None = None) -> None:
+        """Recompute the queue (impact moves as labels arrive). Workers pass nothing: a
+        connection of their own is opened; the new queue replaces the old one in one assignment."""
+        if store is None:
+            reader = self.store.reader()
+            try:
+                return self.refresh_queue(reader)
+            finally:
+                if reader is not self.store:  # an in-memory store is its own reader
+                    reader.close()
         items = store.ordered_queue(self.order, seed=self.seed, stratum=self.stratum)
         positions: dict[str, dict[str, int]] = {}
         for n, item in enumerate(items):
@@ -57,8 +68,8 @@ class Session:
 
     def order_docs(self, query_id: str, docs: list[DocState]) -> list[DocState]:
         """A query's documents with its queued (unlabeled) ones in queue order; the others keep
-        their places, so with the depth order nothing moves."""
-        self.queue()
+        their places, so with the depth order nothing moves. Before the queue is computed (in a
+        worker at start), the documents stay in pool order."""
         where = self._positions.get(query_id, {})
         slots = [i for i, d in enumerate(docs) if d.doc_id in where]
         ordered = list(docs)
