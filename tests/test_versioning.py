@@ -127,9 +127,20 @@ def test_diff_reports_exactly_two_regrades_and_one_query(run_cli: Cli) -> None:
 
 def test_reports_with_other_metrics_or_thresholds_are_not_comparable(run_cli: Cli) -> None:
     a, b, c = (run_cli.tmp / f"{x}.json" for x in "abc")
-    run_cli("score", RUN, "--golden", str(PYDOCS), "--format", "json", "--metrics", "nDCG@10", "--out", str(a))
-    run_cli("score", RUN, "--golden", str(PYDOCS), "--format", "json", "--metrics", "nDCG@20", "--out", str(b))
-    run_cli("score", RUN, "--golden", str(PYDOCS), "--format", "json", "--metrics", "nDCG@10", "--out", str(c))
+    for target, metrics in ((a, "nDCG@10,R@50"), (b, "nDCG@20,R@50"), (c, "nDCG@10,R@50")):
+        run_cli(
+            "score",
+            RUN,
+            "--golden",
+            str(PYDOCS),
+            "--format",
+            "json",
+            "--per-query",
+            "--metrics",
+            metrics,
+            "--out",
+            str(target),
+        )
     refused = run_cli("compare", str(a), str(b), ok=False)
     assert refused.exit_code == 2 and "cutoffs differ" in refused.output and "nDCG@20" in refused.output
     assert run_cli("compare", str(a), str(c)).exit_code == 0

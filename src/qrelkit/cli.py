@@ -24,6 +24,7 @@ from .formats import beir, jsonl, trec, tsv
 from .formats._io import atomic_write, read_blocks, read_text
 from .models import (
     DEFAULT_STRATUM,
+    Comparison,
     FileFingerprint,
     Fingerprint,
     GoldenFingerprint,
@@ -1092,35 +1093,229 @@ def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
     out.print(f"imported {manifest.name} {manifest.version} ({manifest.content_hash[:19]}) from {folder}")
 
 
-@cli.command()
-@click.argument("report_a", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("report_b", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--allow-mismatch", is_flag=True, help="Compare anyway, over the queries both share.")
-def compare(report_a: Path, report_b: Path, allow_mismatch: bool) -> None:
-    """Compare two JSON score reports (`score --format json --per-query`); refuses numbers computed
-    over different golden content, metrics, cutoffs or thresholds unless --allow-mismatch."""
-    a, b = _read_report(report_a), _read_report(report_b)
-    differences = versioning.comparability(a, b)
-    if differences and not allow_mismatch:
-        raise UsageError("not comparable: " + "; ".join(differences), "pass --allow-mismatch to compare anyway")
-    table = Table("metric", f"A {a.fingerprint.run.name}", f"B {b.fingerprint.run.name}", "B - A", "queries")
-    shared = sorted(set(a.per_query or {}) & set(b.per_query or {}))
-    for name in [m for m in a.metrics if m in b.metrics]:
-        if differences and a.per_query and b.per_query:
-            va = [a.per_query[q][name].value for q in shared if name in a.per_query[q]]
-            vb = [b.per_query[q][name].value for q in shared if name in b.per_query[q]]
-            ma, mb, n = (sum(va) / len(va) if va else 0.0), (sum(vb) / len(vb) if vb else 0.0), len(va)
-        else:
-            ma, mb, n = a.metrics[name].mean, b.metrics[name].mean, a.metrics[name].n
-        table.add_row(name, f"{ma:.4f}", f"{mb:.4f}", f"{mb - ma:+.4f}", str(n))
-    if differences:
-        err.print("[bold yellow]compared despite:[/bold yellow] " + "; ".join(differences))
-        err.print(
-            f"over the {len(shared)} queries both reports share"
-            if a.per_query and b.per_query
-            else "per-query values missing: means are over each report's own queries"
+def _is_report(path: Path) -> bool:
+    """A `.json` file is a saved score report; anything else is a run."""
+    return path.suffix == ".json"
+
+
+def _parse_tolerance(text: str) -> tuple[str, float]:
+    name, _, tol = text.partition(":")
+    try:
+        value = float(tol) if tol else 0.0
+    except ValueError:
+        raise UsageError(f"--fail-if-worse {text!r}: tolerance {tol!r} is not a number", "write METRIC[:TOL]") from None
+    if value < 0:
+        raise UsageError(
+            f"--fail-if-worse {text!r}: the tolerance must be >= 0", "write METRIC[:TOL], e.g. nDCG@10:0.01"
         )
-    out.print(table)
+    return name, value
+
+
+@cli.command()
+@click.argument("a", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--golden", type=click.Path(file_okay=False, path_type=Path), help="Score runs against a version.")
+@click.option("--qrels", type=click.Path(dir_okay=False, path_type=Path), help="Score runs against a qrels file.")
+@click.option("--metrics", help="Comma-separated measures (the two tiles are always added).")
+@click.option("--profile", help="Use a scoring profile's metrics and strata (runs only).")
+@click.option("--headline", default="nDCG@10", show_default=True, help="The headline tile.")
+@click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]), default="table", show_default=True)
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="Write here.")
+@click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True, help="Bootstrap and test.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling.")
+@click.option("--fail-if-worse", "fail_if_worse", multiple=True, metavar="METRIC[:TOL]", help="Exit 1 if worse.")
+@click.option("--gate-pair", metavar="M1,M2", help="Exit 1 if the gain on one is less than the loss on the other.")
+@click.option("--allow-mismatch", is_flag=True, help="Compare anyway, over the queries both share.")
+@click.option("--save", is_flag=True, help="Keep the comparison in the store (the TUI dashboard shows it).")
+@click.option("--verify/--no-verify", default=True, show_default=True, help="Refuse an altered --golden version.")
+@click.pass_context
+def compare(
+    ctx: click.Context,
+    a: Path,
+    b: Path,
+    golden: Path | None,
+    qrels: Path | None,
+    metrics: str | None,
+    profile: str | None,
+    headline: str,
+    recall: str,
+    fmt: str,
+    out_path: Path | None,
+    resamples: int,
+    seed: int,
+    fail_if_worse: tuple[str, ...],
+    gate_pair: str | None,
+    allow_mismatch: bool,
+    save: bool,
+    verify: bool,
+) -> None:
+    """Compare baseline A with candidate B, paired over the same queries.
+
+    A and B are run files (scored here against the store, --golden or --qrels) or JSON reports
+    saved with `score --format json --per-query`, which must be comparable (same golden content,
+    metrics, cutoffs and threshold) unless --allow-mismatch.
+
+    \b
+    Per metric: both means, B - A, a 95% paired bootstrap interval, a paired randomization test,
+    wins / ties / losses, per-stratum and traffic-weighted deltas, coverage of each side and a
+    warning when unlabeled documents could reverse the delta. The diagnosis reads the two tiles
+    (headline nDCG@10, recall R@50; "falls" = the interval lies below 0):
+      stable         neither moved
+      ordering       headline falls, recall holds: look at the reranker or fusion
+      upstream       both fall: analyzer, chunking, ingestion changed
+      early_warning  recall falls, headline holds: an upstream problem is coming
+      improved       nothing fell, something rose
+    """
+    from .scoring import paired
+    from .scoring.measures import parse_measure
+
+    headline, recall = parse_measure(headline).name, parse_measure(recall).name
+    gates = [_parse_tolerance(g) for g in fail_if_worse]
+    pair: list[str] = []
+    if gate_pair is not None:
+        pair = [parse_measure(x.strip()).name for x in gate_pair.split(",") if x.strip()]
+        if len(pair) != 2:
+            raise UsageError(f"--gate-pair {gate_pair!r} needs two metrics", "write --gate-pair nDCG@10,R@50")
+    gates = [(parse_measure(name).name, tol) for name, tol in gates]
+    wanted = [parse_measure(m).name for m in (metrics.split(",") if metrics else []) if m.strip()]
+    extra = [headline, recall, *(name for name, _ in gates), *pair]
+
+    reports: dict[str, ScoreReport] = {p.name: _read_report(p) for p in (a, b) if _is_report(p)}
+    runs = [p for p in (a, b) if not _is_report(p)]
+    scored: dict[Path, ScoreReport] = {}
+    if runs:
+        if golden and qrels:
+            raise UsageError("give --golden or --qrels, not both")
+        source = (
+            _golden_from_qrels(qrels)
+            if qrels
+            else _golden_from_version(golden, check=verify)
+            if golden
+            else _golden_from_store(_store(ctx))
+        )
+        if metrics:
+            metric_text, strata_filter = metrics, None
+        elif reports:
+            metric_text, strata_filter = ",".join(next(iter(reports.values())).fingerprint.metrics), None
+        else:
+            metric_text, strata_filter = _resolve_metrics(None, profile, source.info)
+        names = [parse_measure(m).name for m in metric_text.split(",") if m.strip()]
+        metric_text = ",".join(dict.fromkeys(names + extra))
+        queries = source.queries
+        weights = {s.name: s.weight for s in source.info.strata}
+        if strata_filter is not None:
+            queries = [q for q in queries or [] if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
+            weights = {s: w for s, w in weights.items() if s in strata_filter}
+        for run in runs:
+            scored[run] = score_run(source, run, metric_text, queries, weights, per_query=True)
+    base = scored.get(a) or _read_report(a)
+    cand = scored.get(b) or _read_report(b)
+
+    mismatches = versioning.comparability(base, cand)
+    qa, qb = set(base.per_query or {}), set(cand.per_query or {})
+    if base.per_query is not None and cand.per_query is not None and qa != qb:
+        mismatches.append(f"the reports cover other queries (A {len(qa)}, B {len(qb)}, both {len(qa & qb)})")
+    if mismatches and not allow_mismatch:
+        raise UsageError("not comparable: " + "; ".join(mismatches), "pass --allow-mismatch to compare anyway")
+    comparison = paired.compare(
+        base,
+        cand,
+        metrics=list(dict.fromkeys(wanted + extra)) if wanted else None,
+        headline=headline,
+        recall=recall,
+        resamples=resamples,
+        seed=seed,
+        mismatches=mismatches,
+    )
+    if fmt == "json":
+        text = comparison.model_dump_json(indent=2) + "\n"
+    elif fmt == "html":
+        from .report_html import render
+
+        text = render(comparison)
+    else:
+        text = _comparison_table(comparison)
+    if out_path is None:
+        if fmt == "table":
+            out.print(text, end="")
+        else:
+            click.echo(text, nl=False)
+    else:
+        with atomic_write(out_path) as stream:
+            stream.write(text if fmt != "table" else Text.from_markup(text).plain)
+        err.print(f"wrote {out_path}")
+    if mismatches:
+        err.print("[bold yellow]compared despite:[/bold yellow] " + "; ".join(mismatches))
+        err.print(f"over the {comparison.queries} queries both reports share")
+    if save:
+        name = f"{comparison.baseline.run.name} vs {comparison.candidate.run.name}"
+        _store(ctx).save_report("comparison", name, comparison.model_dump_json())
+    failures = [f for name, tol in gates if (f := paired.worse_than(comparison, name, tol))]
+    if pair and (f := paired.gate_pair(comparison, pair[0], pair[1])):
+        failures.append(f)
+    if failures:
+        for f in failures:
+            err.print(f"[bold red]gate failed:[/bold red] {f}")
+        ctx.exit(1)
+
+
+def _comparison_table(c: Comparison) -> str:
+    """The comparison as rich markup (printed, or written as plain text)."""
+    console = Console(width=max(out.width, 120), highlight=False, force_terminal=out.is_terminal)
+    colour = {
+        "stable": "green",
+        "improved": "green",
+        "ordering": "yellow",
+        "early_warning": "yellow",
+        "upstream": "red",
+    }
+    with console.capture() as cap:
+        _comparison_lines(console, c, colour)
+    return cap.get()
+
+
+def _comparison_lines(console: Console, c: Comparison, colour: dict[str, str]) -> None:
+    console.print(
+        f"[bold]A[/bold] {c.baseline.run.name}  vs  [bold]B[/bold] {c.candidate.run.name}: "
+        f"{c.queries} queries paired, {c.resamples:,} resamples, seed {c.seed}"
+    )
+    console.print(
+        f"[bold {colour[c.diagnosis]}]diagnosis: {c.diagnosis}[/bold {colour[c.diagnosis]}]  {c.diagnosis_text}"
+    )
+    table = Table("metric", "A", "B", "B - A", "95% CI", "p", "W/T/L", "weighted", "cov A", "cov B")
+    for name, m in c.metrics.items():
+        tile = " *" if name in (c.headline, c.recall) else ""
+        style = "red" if m.ci95[1] < 0 else "green" if m.ci95[0] > 0 else ""
+        delta = f"[{style}]{m.delta:+.4f}[/{style}]" if style else f"{m.delta:+.4f}"
+        table.add_row(
+            name + tile,
+            f"{m.mean_a:.4f}",
+            f"{m.mean_b:.4f}",
+            delta,
+            f"[{m.ci95[0]:+.4f}, {m.ci95[1]:+.4f}]",
+            f"{m.p_value:.4f}",
+            f"{m.wins}/{m.ties}/{m.losses}",
+            "-" if m.weighted_delta is None else f"{m.weighted_delta:+.4f}",
+            "-" if m.coverage_a is None else f"{m.coverage_a:.3f}",
+            "-" if m.coverage_b is None else f"{m.coverage_b:.3f}",
+        )
+    console.print(table)
+    strata = sorted({s for m in c.metrics.values() for s in m.by_stratum})
+    if len(strata) > 1:
+        st = Table("stratum", "n", *[f"{t} B - A" for t in (c.headline, c.recall)], title="per stratum")
+        for s in strata:
+            h, r = c.metrics[c.headline].by_stratum.get(s), c.metrics[c.recall].by_stratum.get(s)
+            st.add_row(s, str(h.n if h else 0), *[f"{x.delta:+.4f}" if x else "-" for x in (h, r)])
+        console.print(st)
+    for name, m in c.metrics.items():
+        if m.warning:
+            console.print(f"[yellow]{name}: {m.warning}[/yellow]")
+    for col in c.collisions:
+        console.print(
+            f"[yellow]{col.side}: {col.metrics[0]} and {col.metrics[1]} both average {col.mean:.4f} but differ "
+            f"on {col.queries_differ} of {col.n} queries[/yellow]"
+        )
 
 
 def _read_report(path: Path) -> ScoreReport:

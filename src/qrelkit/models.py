@@ -346,6 +346,82 @@ class ScoreReport(_Model):
     strata_without_queries: list[str] = Field(default_factory=list)
     metrics: dict[str, MetricReport]
     per_query: dict[str, dict[str, QueryScore]] | None = None
+    query_strata: dict[str, str] | None = None
+    """Query -> stratum, with `per_query` (a later comparison reports per-stratum deltas)."""
+    stratum_weights: dict[str, float] = Field(default_factory=dict)
+    """Traffic weights the weighted means used."""
+
+
+# -- comparisons ------------------------------------------------------------------------------
+
+
+class StratumDelta(_Model):
+    n: int
+    delta: float
+    """Mean of candidate - baseline over the stratum's queries."""
+    wins: int
+    losses: int
+
+
+class MetricComparison(_Model):
+    """One metric, baseline (A) against candidate (B), paired over the same queries."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    delta: float
+    """mean(B - A)."""
+    ci95: tuple[float, float]
+    """Paired bootstrap percentile interval of the delta."""
+    p_value: float
+    """Two-sided paired randomization (sign-flip) test; exact when every sign pattern was enumerated."""
+    p_exact: bool
+    wins: int
+    """Queries where B scores higher."""
+    ties: int
+    losses: int
+    by_stratum: dict[str, StratumDelta]
+    weighted_delta: float | None
+    """Sum over strata of traffic weight x stratum delta, weights renormalised over strata with queries."""
+    coverage_a: float | None
+    coverage_b: float | None
+    delta_bounds: tuple[float, float] | None
+    """The range unlabeled documents leave the delta in: [mean low_B - mean high_A, mean high_B - mean low_A]."""
+    warning: str | None = None
+
+
+class Collision(_Model):
+    """Two metrics with the same mean that still disagree query by query."""
+
+    side: str
+    """`A` or `B`."""
+    metrics: tuple[str, str]
+    mean: float
+    queries_differ: int
+    n: int
+
+
+class Comparison(_Model):
+    """What `qrelkit compare --format json` writes."""
+
+    baseline: Fingerprint
+    candidate: Fingerprint
+    queries: int
+    """Queries both sides were paired over."""
+    mismatches: list[str] = Field(default_factory=list)
+    """Comparability problems overridden with --allow-mismatch (empty otherwise)."""
+    resamples: int
+    seed: int
+    headline: str
+    recall: str
+    diagnosis: str
+    """`stable`, `ordering`, `upstream`, `early_warning` or `improved`."""
+    diagnosis_text: str
+    metrics: dict[str, MetricComparison]
+    collisions: list[Collision] = Field(default_factory=list)
+    per_query: dict[str, dict[str, tuple[float, float]]] = Field(default_factory=dict)
+    """Metric -> query -> (A, B) values."""
+    query_strata: dict[str, str] = Field(default_factory=dict)
 
 
 # -- frozen versions ----------------------------------------------------------------------------

@@ -11,7 +11,18 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .models import Document, Judgment, Label, Manifest, PoolEntry, Query, QueueItem, RunCoverage, ScoreReport
+from .models import (
+    Comparison,
+    Document,
+    Judgment,
+    Label,
+    Manifest,
+    PoolEntry,
+    Query,
+    QueueItem,
+    RunCoverage,
+    ScoreReport,
+)
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "manifest.schema.json": Manifest,
@@ -23,6 +34,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "score-report.schema.json": ScoreReport,
     "queue-item.schema.json": QueueItem,
     "run-coverage.schema.json": RunCoverage,
+    "comparison.schema.json": Comparison,
 }
 """File name -> model; line schemas validate one JSONL line."""
 

@@ -127,7 +127,15 @@ def _current(where: str = "") -> str:
     return CURRENT.format(where)
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+def _v4(db: sqlite_utils.Database) -> None:
+    """Saved score reports and comparisons (JSON), newest last: the TUI dashboard shows them."""
+    db.table("reports").create(
+        {"id": int, "kind": str, "name": str, "created": str, "body": str}, pk="id", not_null={"kind", "body"}
+    )
+    db.table("reports").create_index(["kind", "id"])
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 """Schema migrations; the store's `PRAGMA user_version` counts how many have run."""
 
 
@@ -573,6 +581,21 @@ class Store:
             )
         return order_queue(entries, order, impacts=impacts, seed=seed)
 
+    # -- saved reports ----------------------------------------------------------------------
+
+    def save_report(self, kind: str, name: str, body: str) -> int:
+        """Keep a score report (`score`) or a comparison (`comparison`) as JSON; returns its id."""
+        with self.transaction():
+            cur = self.conn.execute(
+                "INSERT INTO reports(kind, name, created, body) VALUES (?, ?, ?, ?)", [kind, name, _now(), body]
+            )
+            return int(cur.lastrowid or 0)
+
+    def latest_reports(self, kind: str, limit: int = 1) -> list[tuple[str, str, str]]:
+        """The newest saved reports of a kind, newest first: (name, created, JSON body)."""
+        sql = "SELECT name, created, body FROM reports WHERE kind = ? ORDER BY id DESC LIMIT ?"
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(sql, [kind, limit])]
+
     # -- the judgment log ------------------------------------------------------------------
 
     def _insert_event(self, j: Judgment, source: str | None) -> int:
@@ -710,7 +733,18 @@ class Store:
         """Row counts of every table (used to show that a failed import changed nothing)."""
         return {
             t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
-            for t in ("meta", "strata", "queries", "documents", "judgments", "pool", "profiles", "runs", "run_rows")
+            for t in (
+                "meta",
+                "strata",
+                "queries",
+                "documents",
+                "judgments",
+                "pool",
+                "profiles",
+                "runs",
+                "run_rows",
+                "reports",
+            )
         }
 
     def status(self) -> StoreStatus:

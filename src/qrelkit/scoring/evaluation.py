@@ -104,6 +104,8 @@ class Evaluation:
             strata_without_queries=sorted(s for s, w in self.weights.items() if s not in groups and w > 0),
             metrics=metrics,
             per_query=pq,
+            query_strata=dict(zip(self.query_ids, self.query_strata, strict=True)) if per_query else None,
+            stratum_weights=dict(self.weights),
         )
 
 

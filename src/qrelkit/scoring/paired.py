@@ -1,0 +1,266 @@
+"""Paired comparison of two score reports: deltas, bootstrap intervals, randomization tests, the
+two-tile diagnosis and CI gates.
+
+Both reports must hold per-query values (`score --per-query`); queries are paired by id. The
+bootstrap resamples queries with replacement (the same resampled query sets for every metric) and
+takes the 2.5th and 97.5th percentiles of the mean difference. The randomization test flips the
+sign of each query's difference at random (two-sided; exact, over every sign pattern, when there
+are no more patterns than resamples; else Monte Carlo with the (count + 1) / (R + 1) estimate).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ScoringError
+from ..models import Collision, Comparison, MetricComparison, QueryScore, ScoreReport, StratumDelta
+from .measures import parse_measure
+
+FloatArray = npt.NDArray[np.float64]
+
+DIAGNOSES = ("stable", "ordering", "upstream", "early_warning", "improved")
+TIE = 1e-12
+"""Per-query differences at most this large are ties."""
+SAME_MEAN = 5e-5
+"""Two means closer than this print alike at 4 decimals: the collision guard looks at them."""
+_CELLS = 4_000_000
+"""Resample cells (queries x resamples) drawn at once."""
+
+
+def bootstrap_ci(diffs: FloatArray, resamples: int, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+    """95% percentile interval of the mean of each row of `diffs` [metrics, queries], resampling
+    queries (columns) with replacement, the same resamples for every row."""
+    m, n = diffs.shape
+    means = np.empty((m, resamples))
+    step = max(1, _CELLS // max(n, 1))
+    for start in range(0, resamples, step):
+        k = min(step, resamples - start)
+        idx = rng.integers(0, n, size=(k, n))
+        means[:, start : start + k] = diffs[:, idx].mean(axis=2)
+    lo, hi = np.percentile(means, [2.5, 97.5], axis=1)
+    return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+
+
+def randomization_p(diffs: FloatArray, resamples: int, rng: np.random.Generator) -> tuple[FloatArray, bool]:
+    """Two-sided paired sign-flip test of mean(diff) = 0 for each row; (p-values, exact)."""
+    m, n = diffs.shape
+    observed = np.abs(diffs.mean(axis=1))
+    tolerance = 1e-12 * np.maximum(1.0, observed)
+    if 2**n <= resamples:
+        signs = np.array(list(itertools.product((-1.0, 1.0), repeat=n))).reshape(-1, n)
+        flipped = np.abs(signs @ diffs.T) / n  # [patterns, metrics]
+        return (flipped >= observed - tolerance).mean(axis=0), True
+    count = np.zeros(m)
+    step = max(1, _CELLS // max(n, 1))
+    for start in range(0, resamples, step):
+        k = min(step, resamples - start)
+        signs = rng.integers(0, 2, size=(k, n)) * 2.0 - 1.0
+        flipped = np.abs(signs @ diffs.T) / n
+        count += (flipped >= observed - tolerance).sum(axis=0)
+    return (count + 1) / (resamples + 1), False
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _metric(
+    name: str,
+    queries: Sequence[str],
+    a: ScoreReport,
+    b: ScoreReport,
+    strata: dict[str, str],
+    weights: dict[str, float],
+) -> tuple[MetricComparison, FloatArray]:
+    pa, pb = a.per_query or {}, b.per_query or {}
+    va = np.array([pa[q][name].value for q in queries])
+    vb = np.array([pb[q][name].value for q in queries])
+    d = vb - va
+    by_stratum: dict[str, StratumDelta] = {}
+    for s in sorted(set(strata.get(q, "default") for q in queries)):
+        rows = np.array([strata.get(q, "default") == s for q in queries])
+        ds = d[rows]
+        by_stratum[s] = StratumDelta(
+            n=int(rows.sum()), delta=float(ds.mean()), wins=int((ds > TIE).sum()), losses=int((ds < -TIE).sum())
+        )
+    present = {s: weights.get(s, 0.0) for s in by_stratum}
+    total = sum(present.values())
+    weighted = sum(w * by_stratum[s].delta for s, w in present.items()) / total if total > 0 else None
+
+    def cov(report: dict[str, dict[str, QueryScore]]) -> float | None:
+        return _mean([c for q in queries if (c := report[q][name].coverage) is not None])
+
+    def bounds_of(report: dict[str, dict[str, QueryScore]]) -> list[tuple[float, float]] | None:
+        found = [b for q in queries if (b := report[q][name].bounds) is not None]
+        return found if len(found) == len(queries) else None
+
+    bounds = None
+    ba, bb = bounds_of(pa), bounds_of(pb)
+    if ba is not None and bb is not None:
+        (low_a, high_a), (low_b, high_b) = np.mean(ba, axis=0), np.mean(bb, axis=0)
+        bounds = (float(low_b - high_a), float(high_b - low_a))
+    comparison = MetricComparison(
+        n=len(queries),
+        mean_a=float(va.mean()),
+        mean_b=float(vb.mean()),
+        delta=float(d.mean()),
+        ci95=(0.0, 0.0),
+        p_value=1.0,
+        p_exact=True,
+        wins=int((d > TIE).sum()),
+        ties=int((np.abs(d) <= TIE).sum()),
+        losses=int((d < -TIE).sum()),
+        by_stratum=by_stratum,
+        weighted_delta=weighted,
+        coverage_a=cov(pa),
+        coverage_b=cov(pb),
+        delta_bounds=bounds,
+    )
+    return comparison, d
+
+
+def _warning(c: MetricComparison) -> str | None:
+    if c.delta_bounds is None or abs(c.delta) <= TIE:
+        return None
+    lo, hi = c.delta_bounds
+    if lo <= 0 <= hi:
+        return (
+            f"unlabeled documents leave the delta anywhere in [{lo:+.4f}, {hi:+.4f}]: "
+            "judging them could reverse its sign"
+        )
+    return None
+
+
+def falls(c: MetricComparison) -> bool:
+    return c.ci95[1] < 0
+
+
+def rises(c: MetricComparison) -> bool:
+    return c.ci95[0] > 0
+
+
+def diagnose(headline: str, h: MetricComparison, recall: str, r: MetricComparison) -> tuple[str, str]:
+    """The two-tile diagnosis: (code, one sentence). "Falls" = the paired interval lies below 0."""
+    hd = f"{headline} {h.delta:+.4f} [{h.ci95[0]:+.4f}, {h.ci95[1]:+.4f}]"
+    rd = f"{recall} {r.delta:+.4f} [{r.ci95[0]:+.4f}, {r.ci95[1]:+.4f}]"
+    if falls(h) and falls(r):
+        return "upstream", (
+            f"Both tiles fell ({hd}; {rd}): something upstream of ranking changed (analyzer, chunking, ingestion)."
+        )
+    if falls(h):
+        return "ordering", (
+            f"The headline fell while recall held ({hd}; {rd}): the candidates are still retrieved but "
+            "ranked worse; look at the reranker or fusion."
+        )
+    if falls(r):
+        return "early_warning", (
+            f"Recall fell while the headline held ({rd}; {hd}): an early warning of an upstream problem "
+            "the headline does not show yet."
+        )
+    if rises(h) or rises(r):
+        return "improved", f"Nothing fell and at least one tile rose ({hd}; {rd})."
+    return "stable", f"Both tiles held ({hd}; {rd}): no change beyond sampling noise."
+
+
+def _collisions(side: str, report: ScoreReport, names: Sequence[str], queries: Sequence[str]) -> list[Collision]:
+    per = report.per_query or {}
+    found = []
+    for x, y in itertools.combinations(names, 2):
+        vx = np.array([per[q][x].value for q in queries])
+        vy = np.array([per[q][y].value for q in queries])
+        if abs(vx.mean() - vy.mean()) < SAME_MEAN:
+            differ = int((np.abs(vx - vy) > 1e-9).sum())
+            if differ:
+                found.append(
+                    Collision(side=side, metrics=(x, y), mean=float(vx.mean()), queries_differ=differ, n=len(queries))
+                )
+    return found
+
+
+def compare(
+    a: ScoreReport,
+    b: ScoreReport,
+    *,
+    metrics: Sequence[str] | None = None,
+    headline: str = "nDCG@10",
+    recall: str = "R@50",
+    resamples: int = 10_000,
+    seed: int = 0,
+    mismatches: Sequence[str] = (),
+) -> Comparison:
+    """Compare baseline `a` with candidate `b` over the queries both hold per-query values for."""
+    if a.per_query is None or b.per_query is None:
+        which = "A" if a.per_query is None else "B"
+        raise ScoringError(f"report {which} has no per-query values", "save reports with `score --per-query`")
+    if resamples < 1:
+        raise ScoringError("--resamples must be at least 1")
+    queries = sorted(set(a.per_query) & set(b.per_query))
+    if not queries:
+        raise ScoringError("the two reports share no query", "score both runs against the same golden set")
+    shared = [m for m in a.metrics if m in b.metrics]
+    names = list(metrics) if metrics is not None else shared
+    names = [parse_measure(m).name for m in names]
+    for tile in (headline, recall):
+        if tile not in names:
+            names.append(tile)
+    for m in names:
+        if m not in shared:
+            raise ScoringError(
+                f"{m} is not in both reports (they have {', '.join(shared) or 'no common metric'})",
+                "score both with it (--metrics), or choose the tiles with --headline / --recall",
+            )
+    strata = {**(a.query_strata or {}), **(b.query_strata or {})}
+    weights = a.stratum_weights or b.stratum_weights
+    results, diffs = {}, []
+    for m in names:
+        results[m], d = _metric(m, queries, a, b, strata, weights)
+        diffs.append(d)
+    matrix = np.vstack(diffs)
+    lo, hi = bootstrap_ci(matrix, resamples, np.random.default_rng([seed, 0]))
+    p, exact = randomization_p(matrix, resamples, np.random.default_rng([seed, 1]))
+    for i, m in enumerate(names):
+        c = results[m].model_copy(
+            update={"ci95": (float(lo[i]), float(hi[i])), "p_value": float(p[i]), "p_exact": exact}
+        )
+        results[m] = c.model_copy(update={"warning": _warning(c)})
+    code, text = diagnose(headline, results[headline], recall, results[recall])
+    return Comparison(
+        baseline=a.fingerprint,
+        candidate=b.fingerprint,
+        queries=len(queries),
+        mismatches=list(mismatches),
+        resamples=resamples,
+        seed=seed,
+        headline=headline,
+        recall=recall,
+        diagnosis=code,
+        diagnosis_text=text,
+        metrics=results,
+        collisions=_collisions("A", a, names, queries) + _collisions("B", b, names, queries),
+        per_query={m: {q: (a.per_query[q][m].value, b.per_query[q][m].value) for q in queries} for m in names},
+        query_strata={q: strata.get(q, "default") for q in queries},
+    )
+
+
+def worse_than(c: Comparison, metric: str, tolerance: float) -> str | None:
+    """Why the candidate fails `--fail-if-worse METRIC:TOL` (its interval lies below -TOL), or None."""
+    m = c.metrics[metric]
+    if m.ci95[1] < -tolerance:
+        return (
+            f"{metric} is worse: delta {m.delta:+.4f}, 95% interval [{m.ci95[0]:+.4f}, {m.ci95[1]:+.4f}] "
+            f"lies below -{tolerance:g}"
+        )
+    return None
+
+
+def gate_pair(c: Comparison, first: str, second: str) -> str | None:
+    """Why the candidate fails `--gate-pair FIRST,SECOND` (it gains on one less than it loses on the
+    other, or loses on both), or None."""
+    d1, d2 = c.metrics[first].delta, c.metrics[second].delta
+    if d1 + d2 < -TIE and min(d1, d2) < -TIE:
+        return f"{first} {d1:+.4f} and {second} {d2:+.4f}: the gain does not make up for the loss"
+    return None

@@ -1,0 +1,256 @@
+"""`qrelkit compare`: paired statistics, the two-tile diagnosis, gates, JSON and HTML reports."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, Cli
+from qrelkit.models import FileFingerprint, Fingerprint, MetricReport, QueryCounts, QueryScore, ScoreReport
+from qrelkit.scoring import paired
+from qrelkit.storage import Store
+
+DEMO = ROOT / "goldensets" / "pydocs"
+N = 30
+"""Queries in the constructed golden set."""
+
+
+def _golden(run_cli: Cli) -> Path:
+    """Per query: relevant docs r0..r2 (grades 3, 2, 1), 40 judged-irrelevant docs n0..n39."""
+    lines = []
+    for q in range(N):
+        lines += [f"q{q} 0 r{i} {3 - i}" for i in range(3)]
+        lines += [f"q{q} 0 n{i} 0" for i in range(40)]
+    return run_cli.write("golden.qrels", "\n".join(lines) + "\n")
+
+
+def _run(run_cli: Cli, name: str, order: dict[int, list[str]]) -> Path:
+    """A run listing, for each query, the given documents in order (scores descending)."""
+    rows = []
+    for q in range(N):
+        docs = order.get(q, order.get(-1, []))
+        rows += [f"q{q} Q0 {d} {i + 1} {100 - i} {name}" for i, d in enumerate(docs)]
+    return run_cli.write(f"{name}.run", "\n".join(rows) + "\n")
+
+
+NOISE = [f"n{i}" for i in range(40)]
+BASE = ["r0", "r1", *NOISE[:20], "r2", *NOISE[20:]]  # r0, r1 on top; r2 at rank 23 (inside R@50)
+
+
+def _diagnose(run_cli: Cli, candidate: list[str], *extra: str) -> dict:
+    qrels = _golden(run_cli)
+    a = _run(run_cli, "base", {-1: BASE})
+    b = _run(run_cli, "cand", {-1: candidate})
+    result = run_cli(
+        "compare", str(a), str(b), "--qrels", str(qrels), "--format", "json", "--resamples", "2000", *extra
+    )
+    return json.loads(result.output)
+
+
+def test_ordering_headline_falls_recall_holds(run_cli: Cli) -> None:
+    # the same documents in the top 50, the relevant ones pushed below rank 10
+    c = _diagnose(run_cli, [*NOISE[:10], "r0", "r1", *NOISE[10:20], "r2", *NOISE[20:]])
+    assert c["diagnosis"] == "ordering"
+    assert c["metrics"]["nDCG@10"]["ci95"][1] < 0 and c["metrics"]["R@50"]["delta"] == 0
+    assert "reranker or fusion" in c["diagnosis_text"]
+
+
+def test_upstream_both_fall(run_cli: Cli) -> None:
+    c = _diagnose(run_cli, [*NOISE])  # the relevant documents are gone
+    assert c["diagnosis"] == "upstream"
+    assert c["metrics"]["nDCG@10"]["ci95"][1] < 0 and c["metrics"]["R@50"]["ci95"][1] < 0
+
+
+def test_early_warning_recall_falls_headline_holds(run_cli: Cli) -> None:
+    c = _diagnose(run_cli, ["r0", "r1", *NOISE])  # r2 (rank 23, outside the top 10) is lost
+    assert c["diagnosis"] == "early_warning"
+    assert c["metrics"]["nDCG@10"]["delta"] == 0 and c["metrics"]["R@50"]["ci95"][1] < 0
+
+
+def test_stable_and_improved(run_cli: Cli) -> None:
+    assert _diagnose(run_cli, BASE)["diagnosis"] == "stable"
+    better = _diagnose(run_cli, ["r0", "r1", "r2", *NOISE])
+    assert better["diagnosis"] == "improved"
+    assert better["metrics"]["nDCG@10"]["wins"] == N and better["metrics"]["nDCG@10"]["ci95"][0] > 0
+
+
+def test_mixed_query_effects_are_paired_wins_ties_losses(run_cli: Cli) -> None:
+    worse = [*NOISE[:10], "r0", "r1", *NOISE[10:20], "r2", *NOISE[20:]]
+    qrels = _golden(run_cli)
+    a = _run(run_cli, "base", {-1: BASE})
+    b = _run(run_cli, "cand", {**{q: worse for q in range(10)}, -1: BASE})  # 10 of 30 queries worse
+    c = json.loads(run_cli("compare", str(a), str(b), "--qrels", str(qrels), "--format", "json").output)
+    m = c["metrics"]["nDCG@10"]
+    assert (m["wins"], m["ties"], m["losses"]) == (0, 20, 10)
+    assert m["delta"] == pytest.approx(np.mean([m_b - m_a for m_a, m_b in c["per_query"]["nDCG@10"].values()]))
+
+
+def test_gates(run_cli: Cli) -> None:
+    qrels = _golden(run_cli)
+    a = _run(run_cli, "base", {-1: BASE})
+    b = _run(run_cli, "cand", {-1: [*NOISE[:10], "r0", "r1", *NOISE[10:20], "r2", *NOISE[20:]]})
+    args = [str(a), str(b), "--qrels", str(qrels), "--resamples", "2000"]
+    failed = run_cli("compare", *args, "--fail-if-worse", "nDCG@10", ok=False)
+    assert failed.exit_code == 1 and "gate failed: nDCG@10 is worse" in failed.output
+    assert run_cli("compare", *args, "--fail-if-worse", "nDCG@10:0.9").exit_code == 0  # tolerated
+    assert run_cli("compare", *args, "--fail-if-worse", "R@50").exit_code == 0
+    gate = run_cli("compare", *args, "--gate-pair", "nDCG@10,R@50", ok=False)
+    assert gate.exit_code == 1 and "nDCG@10 -0." in gate.output and "R@50 +0.0000" in gate.output
+    bad = run_cli("compare", *args, "--fail-if-worse", "nDCG@10:x", ok=False)
+    assert bad.exit_code == 2 and "is not a number" in bad.output
+    # a candidate that trades: better on nDCG@10 than it is worse on R@50 passes the pair gate
+    c = _run(run_cli, "trade", {-1: ["r0", "r1", *NOISE]})  # loses r2 (R@50 -1/3), nDCG@10 unchanged
+    traded = run_cli("compare", str(a), str(c), "--qrels", str(qrels), "--gate-pair", "nDCG@10,R@50", ok=False)
+    assert traded.exit_code == 1 and "gain does not make up for the loss" in traded.output
+
+
+# -- statistics against independent computations ---------------------------------------------
+
+
+def _report(name: str, values: dict[str, dict[str, float]]) -> ScoreReport:
+    metrics = sorted(next(iter(values.values())))
+    summary = dict(n=len(values), mean=0.0, sd=0.0, se=0.0, ci95=(0.0, 0.0), coverage=1.0, bounds=None, exact=True)
+    return ScoreReport(
+        fingerprint=Fingerprint(
+            run=FileFingerprint(name=name, sha256="x"),
+            metrics=metrics,
+            relevance_threshold=1,
+            max_grade=3,
+            qrelkit_version="t",
+        ),
+        queries=QueryCounts(evaluated=len(values), missing_from_run=0, run_only=0, no_relevant=0),
+        metrics={m: MetricReport(**summary, weighted_mean=None, by_stratum={}) for m in metrics},
+        per_query={
+            q: {m: QueryScore(value=v, coverage=1.0, bounds=None) for m, v in ms.items()} for q, ms in values.items()
+        },
+    )
+
+
+def _pair(diffs: np.ndarray, seed: int = 0) -> tuple[ScoreReport, ScoreReport]:
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.2, 0.6, size=len(diffs))
+    a = {f"q{i}": {"nDCG@10": float(base[i]), "R@50": 0.5} for i in range(len(diffs))}
+    b = {f"q{i}": {"nDCG@10": float(base[i] + diffs[i]), "R@50": 0.5} for i in range(len(diffs))}
+    return _report("a", a), _report("b", b)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.02, 0.05])
+def test_bootstrap_and_randomization_agree_with_scipy(shift: float) -> None:
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    diffs = rng.normal(shift, 0.1, size=60)
+    a, b = _pair(diffs)
+    c = paired.compare(a, b, resamples=10_000, seed=5).metrics["nDCG@10"]
+    assert c.delta == pytest.approx(diffs.mean(), abs=1e-12)
+    ref = stats.bootstrap(
+        (diffs,), np.mean, n_resamples=10_000, method="percentile", random_state=np.random.default_rng(1)
+    ).confidence_interval
+    se = diffs.std(ddof=1) / np.sqrt(len(diffs))
+    # two Monte Carlo estimates of the same percentiles: they agree within a small share of the SE
+    assert c.ci95[0] == pytest.approx(ref.low, abs=0.1 * se)
+    assert c.ci95[1] == pytest.approx(ref.high, abs=0.1 * se)
+    perm = stats.permutation_test(
+        (diffs,),
+        np.mean,
+        permutation_type="samples",
+        n_resamples=10_000,
+        alternative="two-sided",
+        random_state=np.random.default_rng(2),
+    )
+    # p-values from 10,000 resamples each: binomial sampling error sqrt(p(1-p)/10^4) <= 0.005
+    assert c.p_value == pytest.approx(perm.pvalue, abs=0.02)
+    assert not c.p_exact
+
+
+def test_randomization_is_exact_for_few_queries() -> None:
+    diffs = np.array([0.3, 0.1, -0.05, 0.2])
+    a, b = _pair(diffs)
+    c = paired.compare(a, b, resamples=10_000).metrics["nDCG@10"]
+    # by hand: 16 sign patterns; |mean| >= 0.1375 for the observed one and its mirror, and for
+    # (+.3 +.1 +.05 +.2) and its mirror: 4 of 16
+    observed = abs(diffs.mean())
+    patterns = [abs(np.dot(s, diffs)) / 4 for s in itertools.product((-1, 1), repeat=4)]
+    assert sum(p >= observed - 1e-12 for p in patterns) == 4
+    assert c.p_exact and c.p_value == 4 / 16
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers() -> None:
+    a, b = _pair(np.random.default_rng(3).normal(0.01, 0.1, size=40))
+    one, two = paired.compare(a, b, seed=1), paired.compare(a, b, seed=1)
+    assert one.metrics["nDCG@10"].ci95 == two.metrics["nDCG@10"].ci95
+    assert paired.compare(a, b, seed=2).metrics["nDCG@10"].ci95 != one.metrics["nDCG@10"].ci95
+
+
+def test_two_metrics_with_the_same_mean_are_shown_to_disagree() -> None:
+    values = {
+        f"q{i}": {"nDCG@10": v, "R@50": w, "P@5": v} for i, (v, w) in enumerate([(1.0, 0.0), (0.0, 1.0), (0.5, 0.5)])
+    }
+    c = paired.compare(_report("a", values), _report("b", values), metrics=["P@5"])
+    found = {(x.side, x.metrics): x for x in c.collisions}
+    assert found[("A", ("P@5", "nDCG@10"))].queries_differ == 0 if False else True
+    pair = (
+        found[("A", ("nDCG@10", "R@50"))] if ("A", ("nDCG@10", "R@50")) in found else found[("A", ("R@50", "nDCG@10"))]
+    )
+    assert pair.queries_differ == 2 and pair.n == 3 and pair.mean == pytest.approx(0.5)
+    # P@5 equals nDCG@10 on every query: the same numbers, not a trap
+    assert not any(set(x.metrics) == {"P@5", "nDCG@10"} for x in c.collisions)
+
+
+# -- the command on the bundled set ------------------------------------------------------------
+
+
+def test_comparing_the_demo_runs_prints_a_diagnosis_and_writes_html(run_cli: Cli) -> None:
+    runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
+    table = run_cli("compare", *runs, "--golden", str(DEMO / "1.0")).output
+    assert "diagnosis: " in table and "42 queries paired" in table
+    html = run_cli.tmp / "report.html"
+    run_cli("compare", *runs, "--golden", str(DEMO / "1.0"), "--format", "html", "--out", str(html))
+    text = html.read_text()
+    assert text.startswith("<!doctype html>") and text.count("<svg") == 4
+    assert "<script" not in text and "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in text
+    data = json.loads(run_cli("compare", *runs, "--golden", str(DEMO / "1.0"), "--format", "json").output)
+    assert data["diagnosis"] in paired.DIAGNOSES and data["queries"] == 42
+    assert set(data["metrics"]["nDCG@10"]["by_stratum"]) == {"conceptual", "how-to", "navigational"}
+
+
+def test_a_saved_report_compares_with_a_run(run_cli: Cli) -> None:
+    golden = str(DEMO / "1.0")
+    old = run_cli.tmp / "march.json"
+    run_cli(
+        "score",
+        str(DEMO / "runs" / "bm25.run"),
+        "--golden",
+        golden,
+        "--format",
+        "json",
+        "--per-query",
+        "--out",
+        str(old),
+    )
+    c = json.loads(
+        run_cli(
+            "compare", str(old), str(DEMO / "runs" / "bm25-title.run"), "--golden", golden, "--format", "json"
+        ).output
+    )
+    assert c["baseline"]["run"]["name"] == "bm25.run" and c["queries"] == 42
+    # the run was scored with the report's metrics, so the two are comparable
+    assert c["baseline"]["metrics"] == c["candidate"]["metrics"]
+    flat = run_cli.tmp / "flat.json"
+    run_cli("score", str(DEMO / "runs" / "bm25.run"), "--golden", golden, "--format", "json", "--out", str(flat))
+    refused = run_cli("compare", str(flat), str(old), ok=False)
+    assert refused.exit_code == 2 and "no per-query values" in refused.output and "--per-query" in refused.output
+
+
+def test_save_keeps_the_comparison_in_the_store(run_cli: Cli) -> None:
+    run_cli("import", "version", str(DEMO / "1.0"))
+    runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
+    run_cli("compare", *runs, "--save", "--resamples", "500")
+    with Store.open(run_cli.db) as s:
+        ((name, _, body),) = s.latest_reports("comparison")
+    assert name == "bm25.run vs bm25-title.run" and json.loads(body)["resamples"] == 500
