@@ -683,6 +683,7 @@ def _resolve_metrics(metrics: str | None, profile: str | None, info: GoldenSetIn
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), help="Write here.")
 @click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower).")
 @click.option("--verify/--no-verify", default=True, show_default=True, help="Refuse an altered --golden version.")
+@click.option("--save", is_flag=True, help="Keep the reports in the store (the TUI dashboard shows the latest).")
 @click.pass_context
 def score(
     ctx: click.Context,
@@ -697,6 +698,7 @@ def score(
     out_path: Path | None,
     bounds: bool,
     verify: bool,
+    save: bool,
 ) -> None:
     """Score RUNS (TREC run files or JSONL) with coverage and bounds, against the store by default.
 
@@ -738,6 +740,10 @@ def score(
         with atomic_write(out_path) as stream:
             stream.write(text if fmt != "table" else Text.from_markup(text).plain)
         err.print(f"wrote {out_path}")
+    if save:
+        store = _store(ctx)
+        for rep in reports:
+            store.save_report("score", rep.fingerprint.run.name, rep.model_dump_json())
     if min_coverage is not None:
         low = coverage_violations(reports, min_coverage)
         if low:

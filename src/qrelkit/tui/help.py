@@ -16,6 +16,7 @@ KEYS = [
     ("enter", "in the query list: open the query"),
     ("f", "in the query list: filter by stratum (cycles)"),
     ("h", "in the query list: only queries with unlabeled documents"),
+    ("d", "in the query list: the dashboard (latest saved comparison)"),
     ("esc", "back to the query list / close this"),
     ("q", "quit (every judgment is already saved)"),
 ]

@@ -9,6 +9,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from ..models import QueryProgress
+from .dashboard import DashboardScreen
 from .help import HelpScreen
 from .judging import JudgingScreen
 from .state import Session
@@ -36,6 +37,7 @@ class QueryListScreen(Screen[None]):
     BINDINGS = [
         Binding("f", "cycle_stratum", "stratum"),
         Binding("h", "toggle_open", "has unlabeled"),
+        Binding("d", "dashboard", "dashboard"),
         Binding("question_mark", "help", "keys"),
         Binding("q", "app.quit", "quit"),
     ]
@@ -53,7 +55,9 @@ class QueryListScreen(Screen[None]):
         yield Static(id="filters")
         yield DataTable(id="queries", cursor_type="row", zebra_stripes=True)
         yield Static(
-            "[b]enter[/b] judge  [b]f[/b] stratum  [b]h[/b] only unlabeled  [b]?[/b] keys  [b]q[/b] quit", id="keys"
+            "[b]enter[/b] judge  [b]f[/b] stratum  [b]h[/b] only unlabeled  [b]d[/b] dashboard  "
+            "[b]?[/b] keys  [b]q[/b] quit",
+            id="keys",
         )
 
     def on_mount(self) -> None:
@@ -133,6 +137,9 @@ class QueryListScreen(Screen[None]):
     def action_toggle_open(self) -> None:
         self.only_open = not self.only_open
         self.show(self.rows)
+
+    def action_dashboard(self) -> None:
+        self.app.push_screen(DashboardScreen(self.session))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
