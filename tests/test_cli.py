@@ -66,6 +66,7 @@ def test_demo_runs_as_a_subprocess_without_traceback(tmp_path: object) -> None:
     out = subprocess.run([sys.executable, "-m", "qrelkit", "demo"], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert "pydocs" in out.stdout and "42 queries" in out.stdout
+    assert "A bm25.run  vs  B bm25-title.run" in out.stdout and "diagnosis: " in out.stdout
 
 
 def test_bad_input_from_a_real_process_is_one_line_exit_2(tmp_path: object) -> None:

@@ -1378,26 +1378,37 @@ def demo(keep: Path | None) -> None:
         store = Store.open(path)
         try:
             manifest = store.load_version(folder)
-            _demo_report(store, folder, manifest.version)
+            _demo_report(store, folder, manifest.version, keep=keep is not None)
         finally:
             store.close()
     if keep:
         out.print(f"\nthe demo store is at {keep}: try `qrelkit --db {keep} status`")
 
 
-def _demo_report(store: Store, folder: Path, version: str) -> None:
+def _demo_report(store: Store, folder: Path, version: str, *, keep: bool) -> None:
     st = store.status()
     out.print(
         f"[bold]{st.name}[/bold] ({folder}): {st.queries} queries in {len(st.strata)} strata, "
         f"{st.documents} passages, {sum(st.labels.values())} labels, {st.skipped} skipped, "
         f"{st.unlabeled_pool} pooled but unlabeled\n"
     )
+    from .scoring import paired
+
     source = _golden_from_store(store, version=version)  # verified, and equal, by load_version
     weights = {s.name: s.weight for s in source.info.strata}
-    for run_path in sorted((folder.parent / "runs").glob("*.run")):
-        report = score_run(source, run_path, ",".join(DEFAULT_METRICS), source.queries, weights, False)
+    runs = sorted((folder.parent / "runs").glob("*.run"), key=lambda p: p.stem)  # baseline bm25 first
+    reports = []
+    for run_path in runs:
+        report = score_run(source, run_path, ",".join(DEFAULT_METRICS), source.queries, weights, True)
+        reports.append(report)
         out.print(_table(report, None), end="")
         out.print()
+    if len(reports) == 2:
+        comparison = paired.compare(reports[0], reports[1])
+        out.print(_comparison_table(comparison), end="")
+        if keep:  # for `judge`: the dashboard shows the comparison, the impact queue needs the runs
+            store.save_report("comparison", f"{runs[0].name} vs {runs[1].name}", comparison.model_dump_json())
+            store.pool_runs(_read_run_lists(tuple(runs), 10), depth=10, paths=[str(p) for p in runs])
 
 
 def main() -> None:
