@@ -29,14 +29,16 @@ class Session:
     def __post_init__(self) -> None:
         self.scale = self.store.scale
 
-    def record(self, event: Judgment) -> None:
-        self.store.record(event)
+    def record(self, event: Judgment) -> int:
+        """Append the event (committed on return); its sequence number in the log."""
+        seq = self.store.record(event)
         self.judged += 1
         pair = (event.query_id, event.doc_id)
         if event.state is JudgmentState.CLEARED:
             self._done.discard(pair)
         else:
             self._done.add(pair)
+        return seq
 
     # -- the judging queue ------------------------------------------------------------------
 
