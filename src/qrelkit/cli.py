@@ -77,6 +77,9 @@ class QrelkitGroup(click.Group):
             where = f"{exc.filename}: " if exc.filename else ""
             _print_error(QrelkitError(f"{where}{exc.strerror or exc}", "check the path and its permissions"))
             ctx.exit(2)
+        except MemoryError:
+            _print_error(QrelkitError("out of memory", "the input is larger than this machine can hold; split it"))
+            ctx.exit(2)
         except KeyboardInterrupt:
             err.print("interrupted")
             ctx.exit(130)
@@ -231,6 +234,12 @@ def import_() -> None:
     """Import queries, documents, qrels, judgments or a BEIR folder (each import is one transaction)."""
 
 
+def _refuse_empty(n: int, path: Path, what: str) -> None:
+    """An input with nothing in it is an error (usually the wrong file); nothing was written."""
+    if n == 0:
+        raise InputError(f"no {what} in the file", "is this the right file?", path=str(path))
+
+
 def _is_jsonl(path: Path) -> bool:
     suffixes = [s for s in path.suffixes if s != ".gz"]
     return bool(suffixes) and suffixes[-1] in (".jsonl", ".json", ".ndjson")
@@ -257,6 +266,7 @@ def import_queries(ctx: click.Context, file: Path, fmt: str, create_strata: bool
         else tsv.read_queries(file)
     )
     n = _store(ctx, create=True).import_queries(items, source=str(file), create_strata=create_strata)
+    _refuse_empty(n, file, "queries")
     out.print(f"imported {n} queries from {file}")
 
 
@@ -269,6 +279,7 @@ def import_docs(ctx: click.Context, file: Path) -> None:
 
     docs = (d for _, d in jsonl.read_models(file, Document, 'lines are {"id": ..., "title": ..., "text": ...}'))
     n = _store(ctx, create=True).import_documents(docs)
+    _refuse_empty(n, file, "documents")
     out.print(f"imported {n} documents from {file}")
 
 
@@ -282,6 +293,7 @@ def import_qrels(ctx: click.Context, file: Path, assessor: str | None) -> None:
     labels, pooled = store.import_qrels(
         trec.read_qrels(file), source=str(file), assessor=assessor or f"qrels:{file.name}"
     )
+    _refuse_empty(labels + pooled, file, "qrels lines")
     out.print(f"imported {labels} labels and {pooled} pooled-unjudged pairs from {file}")
 
 
@@ -293,6 +305,7 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
     from .models import Judgment
 
     n = _store(ctx).import_judgments(jsonl.read_models(file, Judgment), source=str(file))
+    _refuse_empty(n, file, "judgment events")
     out.print(f"imported {n} judgment events from {file}")
 
 
@@ -771,6 +784,7 @@ def score_run(
         run, run_hash = Columns.from_rows([(r.query_id, r.doc_id, r.score) for r in reader]), None
     else:
         run, run_hash = parsed.columns, parsed.doc_hash
+    _refuse_empty(len(run.query), run_path, "run lines")
     ev = evaluate_columns(
         source.labels,
         run,
@@ -1333,6 +1347,8 @@ def _read_report(path: Path) -> ScoreReport:
 
     try:
         return ScoreReport.model_validate(json.loads(read_text(path)))
+    except RecursionError:
+        raise InputError("JSON nested too deeply", "give a report from `score --format json`", path=str(path)) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"not valid JSON ({exc.msg})",

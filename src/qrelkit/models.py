@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-Identifier = Annotated[str, StringConstraints(min_length=1, pattern=r"^\S+$")]
+Identifier = Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[^\s\x00-\x1f\x7f]+$")]
 """Query and document ids: non-empty, no white space (TREC files are white-space separated)."""
 
 DEFAULT_STRATUM = "default"

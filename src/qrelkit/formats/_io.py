@@ -6,6 +6,7 @@ import contextlib
 import gzip
 import io
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,23 @@ from typing import IO, cast
 from ..errors import InputError
 
 PathLike = str | os.PathLike[str]
+
+MAX_LINE_BYTES = 32 * 1024 * 1024
+"""The longest line any reader accepts (a document's whole text fits; a runaway file does not)."""
+MAX_ID_LENGTH = 1024
+"""The longest query, document or stratum id."""
+_BAD_ID = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_id(value: str, what: str, path: str, line: int) -> str:
+    """An id as read from a file: not too long, no control characters."""
+    if len(value) > MAX_ID_LENGTH:
+        raise InputError(
+            f"{what} id is {len(value):,} characters long", f"ids are at most {MAX_ID_LENGTH:,}", path=path, line=line
+        )
+    if _BAD_ID.search(value):
+        raise InputError(f"{what} id {value[:40]!r} contains a control character", path=path, line=line)
+    return value
 
 
 def display(path: PathLike) -> str:
@@ -39,14 +57,22 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
     """Yield (line number, text without the line ending), streaming, for a path or a `.gz`.
 
     Accepts UTF-8 with or without a byte-order mark and LF or CRLF endings. A line that is not
-    UTF-8 is an `InputError` naming that line.
+    UTF-8, or longer than `MAX_LINE_BYTES`, is an `InputError` naming that line (memory stays
+    bounded by the longest accepted line).
     """
     name = display(path)
     with _open_binary(path) as fh:
         lineno = 0
         try:
-            for raw in fh:
+            for raw in iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""):
                 lineno += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise InputError(
+                        f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB",
+                        "is this the right file? lines hold one record each",
+                        path=name,
+                        line=lineno,
+                    )
                 if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
                 try:

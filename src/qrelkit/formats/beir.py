@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..models import Document, Query
-from ._io import PathLike, display, read_lines, refuse_repeat
+from ._io import PathLike, check_id, display, read_lines, refuse_repeat
 from .jsonl import read_objects
 from .trec import QrelRecord
 
@@ -65,6 +65,8 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
                 f"expected 3 tab-separated fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno
             )
         qid, docid, grade_text = (f.strip() for f in fields)
+        check_id(qid, "query", name, lineno)
+        check_id(docid, "document", name, lineno)
         try:
             grade = int(grade_text)
         except ValueError:

@@ -31,6 +31,10 @@ def read_objects(path: PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         try:
             obj = json.loads(text)
+        except RecursionError:
+            raise InputError(
+                "JSON nested too deeply", "each line must be one flat JSON object", path=name, line=lineno
+            ) from None
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"not valid JSON ({exc.msg} at column {exc.colno})",

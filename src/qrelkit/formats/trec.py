@@ -13,7 +13,7 @@ from typing import IO, NamedTuple
 
 from ..errors import InputError
 from ..models import Label
-from ._io import PathLike, display, read_lines, refuse_repeat
+from ._io import PathLike, check_id, display, read_lines, refuse_repeat
 
 QRELS_HINT = "qrels lines are 'QUERY_ID ITERATION DOC_ID GRADE' with an integer grade"
 RUN_HINT = "run lines are 'QUERY_ID Q0 DOC_ID RANK SCORE RUN_NAME' with a numeric score"
@@ -50,6 +50,8 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
         if len(fields) != 4:
             raise InputError(f"expected 4 fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno)
         qid, _, docid, grade_text = fields
+        check_id(qid, "query", name, lineno)
+        check_id(docid, "document", name, lineno)
         try:
             grade = int(grade_text)
         except ValueError:
@@ -72,6 +74,8 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
         if len(fields) != 6:
             raise InputError(f"expected 6 fields, found {len(fields)}", RUN_HINT, path=name, line=lineno)
         qid, _, docid, _, score_text, _ = fields
+        check_id(qid, "query", name, lineno)
+        check_id(docid, "document", name, lineno)
         try:
             score = float(score_text)
         except ValueError:

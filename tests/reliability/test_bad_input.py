@@ -1,0 +1,302 @@
+"""Malformed input to every reader, through the command line: never a traceback, always exit 2 with
+the file (and the line, where there is one) named, and the store left exactly as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from qrelkit.cli import cli
+
+from .common import STRESS, log
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "goldensets" / "pydocs"
+RUN = DEMO / "runs" / "bm25.run"
+
+GARBAGE = random.Random(7).randbytes(4096) + b"\xff\xfe"
+BIG = 100 * 1024 * 1024
+"""A line of 100 MB."""
+
+
+def _big_line(prefix: bytes, suffix: bytes) -> bytes:
+    return prefix + b"d" * BIG + suffix
+
+
+# (name, file name, content, line named in the message or None)
+QRELS = [
+    ("qrels: wrong field count", "x.qrels", b"con-01 0 a 1\ncon-01 0 b\n", 2),
+    ("qrels: non-numeric grade", "x.qrels", b"con-01 0 a 1\ncon-01 0 b high\n", 2),
+    ("qrels: fractional grade", "x.qrels", b"con-01 0 a 1.5\n", 1),
+    ("qrels: huge grade", "x.qrels", b"con-01 0 a 99999999999999999999999\n", 1),
+    ("qrels: grade above the scale", "x.qrels", b"con-01 0 a 1\ncon-01 0 b 7\n", 2),
+    ("qrels: unknown query", "x.qrels", b"con-01 0 a 1\nnope 0 b 1\n", 2),
+    ("qrels: duplicate pair", "x.qrels", b"con-01 0 a 1\ncon-01 0 b 1\ncon-01 0 a 2\n", 3),
+    ("qrels: empty file", "x.qrels", b"", None),
+    ("qrels: only comments", "x.qrels", b"# nothing\n\n", None),
+    ("qrels: binary garbage", "x.qrels", GARBAGE, 1),
+    ("qrels: UTF-16", "x.qrels", "con-01 0 a 1\n".encode("utf-16"), 1),
+    ("qrels: Latin-1", "x.qrels", b"con-01 0 caf\xe9 1\n", 1),
+    ("qrels: control character in an id", "x.qrels", b"con-01 0 a\x00b 1\n", 1),
+    ("qrels: 2,000-character id", "x.qrels", b"con-01 0 " + b"d" * 2000 + b" 1\n", 1),
+    ("qrels: 100 MB line", "x.qrels", None, 2),  # built lazily: _big_line
+    ("qrels: truncated gzip", "x.qrels.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03+", None),
+]
+RUNS = [
+    ("run: wrong field count", "x.run", b"con-01 Q0 a 1 2.0 r\ncon-01 Q0 b 2 1.0\n", 2),
+    ("run: non-numeric score", "x.run", b"con-01 Q0 a 1 high r\n", 1),
+    ("run: NaN score", "x.run", b"con-01 Q0 a 1 2.0 r\ncon-01 Q0 b 2 nan r\n", 2),
+    ("run: infinite score", "x.run", b"con-01 Q0 a 1 inf r\n", 1),
+    ("run: overflowing score", "x.run", b"con-01 Q0 a 1 1e999 r\n", 1),
+    ("run: duplicate document", "x.run", b"con-01 Q0 a 1 2 r\ncon-01 Q0 a 2 1 r\n", 2),
+    ("run: empty file", "x.run", b"", None),
+    ("run: binary garbage", "x.run", GARBAGE, 1),
+    ("run: UTF-16", "x.run", "con-01 Q0 a 1 2 r\n".encode("utf-16"), 1),
+    ("run: JSONL without score", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a"}\n', 1),
+    ("run: JSONL score is text", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a", "score": "1"}\n', 1),
+]
+QUERIES = [
+    ("queries: not JSON", "x.jsonl", b'{"id": "n1", "text": "x"}\n{"id": \n', 2),
+    ("queries: JSON array", "x.jsonl", b"[1, 2]\n", 1),
+    ("queries: missing text", "x.jsonl", b'{"id": "n1"}\n', 1),
+    ("queries: id with a space", "x.jsonl", b'{"id": "n 1", "text": "x"}\n', 1),
+    ("queries: unknown stratum", "x.jsonl", b'{"id": "n1", "text": "x", "stratum": "nope"}\n', 1),
+    ("queries: deeply nested JSON", "x.jsonl", b"[" * 100_000 + b"]" * 100_000 + b"\n", 1),
+    ("queries: empty file", "x.jsonl", b"", None),
+    ("queries TSV: wrong field count", "x.tsv", b"n1\tx\tnavigational\textra\n", 1),
+    ("queries TSV: unknown stratum", "x.tsv", b"n1\tfine\tnavigational\nn2\tx\tnope\n", 2),
+    ("queries TSV: empty id", "x.tsv", b"\tx\n", 1),
+]
+DOCS = [
+    ("docs: missing id", "x.jsonl", b'{"title": "t", "text": "x"}\n', 1),
+    ("docs: text is a number", "x.jsonl", b'{"id": "n1", "text": 5}\n', 1),
+    ("docs: empty file", "x.jsonl", b"", None),
+]
+JUDGMENTS = [
+    (
+        "judgments: unknown state",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "state": "maybe", "assessor": "x"}\n',
+        1,
+    ),
+    (
+        "judgments: grade above the scale",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": 9, "assessor": "x"}\n',
+        1,
+    ),
+    (
+        "judgments: unknown query",
+        "x.jsonl",
+        b'{"query_id": "zz", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "x"}\n',
+        1,
+    ),
+    (
+        "judgments: bad timestamp",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "x", '
+        b'"timestamp": "yesterday"}\n',
+        1,
+    ),
+    ("judgments: empty file", "x.jsonl", b"", None),
+]
+REPORTS = [
+    ("report: not JSON", "x.json", b'{\n  "fingerprint": \n', 2),
+    ("report: wrong shape", "x.json", b'{"fingerprint": 1}\n', None),
+    ("report: deeply nested", "x.json", b"[" * 100_000 + b"]" * 100_000, None),
+    ("report: binary garbage", "x.json", GARBAGE, 1),
+]
+CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS
+
+
+def _command(name: str, path: Path) -> list[str]:
+    kind = name.split(":")[0]
+    if kind == "qrels":
+        return ["import", "qrels", str(path)]
+    if kind == "run":
+        return ["score", str(path)]
+    if kind in ("queries", "queries TSV"):
+        return ["import", "queries", str(path)]
+    if kind == "docs":
+        return ["import", "docs", str(path)]
+    if kind == "judgments":
+        return ["import", "judgments", str(path)]
+    return ["compare", str(path), str(path)]
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("store") / "demo.db"
+    result = CliRunner().invoke(cli, ["--db", str(db), "import", "version", str(DEMO / "1.0")], catch_exceptions=False)
+    assert result.exit_code == 0
+    return db
+
+
+def _fingerprint(db: Path) -> str:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        digest = hashlib.sha256()
+        for table in ("queries", "documents", "judgments", "pool", "strata", "runs", "reports"):
+            for row in conn.execute(f"SELECT * FROM [{table}] ORDER BY 1, 2"):
+                digest.update(repr(row).encode())
+        return digest.hexdigest()
+    finally:
+        conn.close()
+
+
+def _invoke(db: Path, args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(("name", "filename", "content", "line"), CASES, ids=[c[0] for c in CASES])
+def test_malformed_input_is_one_line_exit_2_and_changes_nothing(
+    demo_store: Path, tmp_path: Path, name: str, filename: str, content: bytes | None, line: int | None
+) -> None:
+    path = tmp_path / filename
+    if content is None:
+        with open(path, "wb") as fh:
+            fh.write(b"con-01 0 a 1\n")
+            fh.write(_big_line(b"con-01 0 ", b" 1\n"))
+    else:
+        path.write_bytes(content)
+    before = _fingerprint(demo_store)
+    code, output = _invoke(demo_store, _command(name, path))
+    assert code == 2, output
+    message = output.strip().splitlines()
+    assert len(message) == 1 and message[0].startswith("error: "), output
+    assert str(path) in message[0]
+    if line is not None:
+        assert f"{path}:{line}:" in message[0], message[0]
+    assert "Traceback" not in output
+    assert _fingerprint(demo_store) == before
+
+
+def test_crlf_and_bom_are_accepted(tmp_path: Path, demo_store: Path) -> None:
+    db = tmp_path / "s.db"
+    shutil.copy(demo_store, db)
+    path = tmp_path / "x.qrels"
+    path.write_bytes(b"\xef\xbb\xbfcon-01 0 crlf-a 1\r\ncon-01 0 crlf-b 2\r\n")
+    code, output = _invoke(db, ["import", "qrels", str(path)])
+    assert code == 0 and "imported 2 labels" in output
+
+
+def test_an_edited_version_is_refused_by_import_and_score(tmp_path: Path) -> None:
+    version = tmp_path / "1.0"
+    shutil.copytree(DEMO / "1.0", version)
+    qrels = version / "qrels.txt"
+    qrels.write_text(qrels.read_text().replace(" 3\n", " 2\n", 1))
+    code, output = _invoke(tmp_path / "s.db", ["import", "version", str(version)])
+    assert code == 2 and "qrels.txt" in output and "--no-verify" in output
+    code, output = _invoke(tmp_path / "s.db", ["score", str(RUN), "--golden", str(version)])
+    assert code == 2 and "qrels.txt" in output
+    code, output = _invoke(tmp_path / "s.db", ["score", str(RUN), "--golden", str(version), "--no-verify"])
+    assert code == 0
+    (version / "manifest.json").write_text("{not json")
+    code, output = _invoke(tmp_path / "s2.db", ["import", "version", str(version)])
+    assert code == 2 and "manifest.json" in output
+
+
+def test_malformed_beir_folders(tmp_path: Path) -> None:
+    folder = tmp_path / "beir"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text('{"_id": "d1", "title": "t", "text": "x"}\n')
+    (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "x"}\n')
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\tmany\n")
+    code, output = _invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    assert code == 2 and "test.tsv:2:" in output
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    (folder / "corpus.jsonl").unlink()
+    code, output = _invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    assert code == 2 and "corpus.jsonl" in output
+    (folder / "corpus.jsonl").write_text('{"title": "no id"}\n')
+    code, output = _invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    assert code == 2 and "corpus.jsonl:1:" in output
+
+
+READERS: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
+    "qrels": ("x.qrels", lambda p: ["import", "qrels", str(p)]),
+    "run": ("x.run", lambda p: ["score", str(p)]),
+    "run-jsonl": ("x.jsonl", lambda p: ["score", str(p)]),
+    "queries-jsonl": ("x.jsonl", lambda p: ["import", "queries", str(p)]),
+    "queries-tsv": ("x.tsv", lambda p: ["import", "queries", str(p)]),
+    "docs": ("x.jsonl", lambda p: ["import", "docs", str(p)]),
+    "judgments": ("x.jsonl", lambda p: ["import", "judgments", str(p)]),
+    "report": ("x.json", lambda p: ["compare", str(p), str(p)]),
+}
+_TOKENS = st.sampled_from(
+    [
+        "con-01",
+        "nav-02",
+        "0",
+        "Q0",
+        "1",
+        "3",
+        "-1",
+        "7",
+        "nan",
+        "1e999",
+        "x",
+        "{",
+        "}",
+        '"id"',
+        ":",
+        ",",
+        "[",
+        "\t",
+        " ",
+        "é",
+        "\x00",
+        "\r",
+        '"text"',
+        '"query_id"',
+        "null",
+        "true",
+        "2.5",
+        "\ufeff",
+    ]
+)
+_LINES = st.lists(st.lists(_TOKENS, max_size=8).map(" ".join), max_size=6).map("\n".join)
+FUZZ_RUNS: list[str] = []
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@settings(
+    max_examples=400 if STRESS else 40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=_LINES, raw=st.binary(max_size=64), use_raw=st.booleans())
+def test_fuzzed_input_never_escapes_as_a_traceback(
+    demo_store: Path, tmp_path_factory: pytest.TempPathFactory, reader: str, text: str, raw: bytes, use_raw: bool
+) -> None:
+    filename, command = READERS[reader]
+    path = tmp_path_factory.mktemp("fuzz") / filename
+    path.write_bytes(raw if use_raw else text.encode("utf-8"))
+    before = _fingerprint(demo_store)
+    code, output = _invoke(demo_store, command(path))
+    FUZZ_RUNS.append(reader)
+    assert code in (0, 1, 2), output
+    assert "Traceback" not in output
+    if code == 2:
+        assert output.startswith("error: ") and len(output.strip().splitlines()) == 1, output
+        assert _fingerprint(demo_store) == before
+    elif reader in ("qrels", "queries-jsonl", "queries-tsv", "docs", "judgments"):
+        # a valid import: undo it for the next example by restoring the store is costly; the
+        # examples that import are few, and each only adds, so later examples still start valid
+        pass
+
+
+def test_zz_record_the_figures() -> None:
+    log(
+        f"bad input: {len(CASES)} hand-written malformed files, "
+        f"{len(FUZZ_RUNS)} fuzzed inputs over {len(READERS)} readers"
+    )
