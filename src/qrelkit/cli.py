@@ -5,9 +5,11 @@ Errors raised below (`QrelkitError`) become one line on stderr and exit status 2
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +71,8 @@ class QrelkitGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with _progress_bar():
+                return super().invoke(ctx)
         except QrelkitError as exc:
             _print_error(exc)
             ctx.exit(2)
@@ -83,6 +86,47 @@ class QrelkitGroup(click.Group):
         except KeyboardInterrupt:
             err.print("interrupted")
             ctx.exit(130)
+
+
+@contextlib.contextmanager
+def _progress_bar(delay: float = 1.0) -> Iterator[None]:
+    """Draw a bar on stderr (a terminal only) for whatever the layers below report, once the
+    command has run for `delay` seconds: reading a large file, computing measures."""
+    if not err.is_terminal:
+        yield
+        return
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+    from . import progress
+
+    start = time.monotonic()
+    bar: Progress | None = None
+    tasks: dict[str, TaskID] = {}
+
+    def update(task: str, done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            if time.monotonic() - start < delay:
+                return
+            bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%"),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            )
+            bar.start()
+        if task not in tasks:
+            tasks[task] = bar.add_task(task, total=total)
+        bar.update(tasks[task], completed=done, total=total)
+
+    try:
+        with progress.reporting(update):
+            yield
+    finally:
+        if bar is not None:
+            bar.stop()
 
 
 def _print_error(exc: QrelkitError) -> None:
@@ -291,7 +335,7 @@ def import_qrels(ctx: click.Context, file: Path, assessor: str | None) -> None:
     """Import TREC qrels as judgment events; negative grades go to the pool as unjudged."""
     store = _store(ctx)
     labels, pooled = store.import_qrels(
-        trec.read_qrels(file), source=str(file), assessor=assessor or f"qrels:{file.name}"
+        trec.read_qrels(file, check_repeats=False), source=str(file), assessor=assessor or f"qrels:{file.name}"
     )
     _refuse_empty(labels + pooled, file, "qrels lines")
     out.print(f"imported {labels} labels and {pooled} pooled-unjudged pairs from {file}")

@@ -397,42 +397,73 @@ class Store:
 
     def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
         """Append one graded event per qrels line; negative grades go to the pool (TREC's
-        "pooled but not judged"). Returns (labels, pooled). Unknown queries and grades above the
-        scale are errors naming the line; nothing is written then."""
+        "pooled but not judged"). Returns (labels, pooled). Unknown queries, grades above the
+        scale and repeated (query, doc) pairs are errors naming the line; nothing is written then.
+
+        Streams: rows go in batches, and repeats are found through a temporary on-disk table, so
+        memory stays flat however long the file (readers may pass `check_repeats=False`)."""
         top = self.scale.max_grade
         labels = pooled = 0
         ts = _now()
         with self.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
-            for rec in records:
-                if rec.query_id not in queries:
-                    raise InputError(
-                        f"query {rec.query_id!r} is not in the golden set",
-                        "import its queries first (qrelkit import queries FILE)",
-                        path=source,
-                        line=rec.line,
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS import_seen "
+                "(query_id TEXT, doc_id TEXT, line INTEGER, PRIMARY KEY (query_id, doc_id)) WITHOUT ROWID"
+            )
+            self.conn.execute("DELETE FROM temp.import_seen")
+            try:
+                for batch in _batched(records, 10_000):
+                    for rec in batch:
+                        if rec.query_id not in queries:
+                            raise InputError(
+                                f"query {rec.query_id!r} is not in the golden set",
+                                "import its queries first (qrelkit import queries FILE)",
+                                path=source,
+                                line=rec.line,
+                            )
+                        if rec.grade > top:
+                            raise InputError(
+                                f"grade {rec.grade} is above the scale's highest grade {top}",
+                                f"re-create the store with `qrelkit init --max-grade {rec.grade}`",
+                                path=source,
+                                line=rec.line,
+                            )
+                    self._refuse_repeats(batch, source)
+                    unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
+                    graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
+                    self.conn.executemany(
+                        "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)", unjudged
                     )
-                if rec.grade < 0:
-                    self.conn.execute(
-                        "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)",
-                        [rec.query_id, rec.doc_id, source],
+                    self.conn.executemany(
+                        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) "
+                        "VALUES (?, ?, 'graded', ?, ?, ?, ?)",
+                        graded,
                     )
-                    pooled += 1
-                    continue
-                if rec.grade > top:
-                    raise InputError(
-                        f"grade {rec.grade} is above the scale's highest grade {top}",
-                        f"re-create the store with `qrelkit init --max-grade {rec.grade}`",
-                        path=source,
-                        line=rec.line,
-                    )
-                self.conn.execute(
-                    "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) "
-                    "VALUES (?, ?, 'graded', ?, ?, ?, ?)",
-                    [rec.query_id, rec.doc_id, rec.grade, assessor, ts, source],
-                )
-                labels += 1
+                    pooled += len(unjudged)
+                    labels += len(graded)
+            finally:
+                self.conn.execute("DELETE FROM temp.import_seen")
         return labels, pooled
+
+    def _refuse_repeats(self, batch: list[QrelRecord], source: str) -> None:
+        rows = [(r.query_id, r.doc_id, r.line) for r in batch]
+        try:
+            self.conn.executemany("INSERT INTO temp.import_seen VALUES (?, ?, ?)", rows)
+        except sqlite3.IntegrityError:
+            # the first row whose pair is already there from an earlier line is the repeat
+            for q, d, line in rows:
+                found = self.conn.execute(
+                    "SELECT line FROM temp.import_seen WHERE query_id = ? AND doc_id = ?", [q, d]
+                ).fetchone()
+                if found is not None and found[0] != line:
+                    raise InputError(
+                        f"duplicate judgment for query {q!r} doc {d!r} (first on line {found[0]})",
+                        "keep one line per (query, doc) pair",
+                        path=source,
+                        line=line,
+                    ) from None
+            raise
 
     def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
         """Append events from a judgments JSONL export, keeping their assessors and times."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, cast
 
+from .. import progress
 from ..errors import InputError
 
 PathLike = str | os.PathLike[str]
@@ -53,6 +54,33 @@ def _open_binary(path: PathLike) -> IO[bytes]:
         raise InputError(f"cannot open: {exc.strerror}", path=display(path)) from None
 
 
+class _Meter:
+    """Reports how far into a file a reader is (compressed bytes for `.gz`), at most every MiB."""
+
+    STEP = 1 << 20
+
+    def __init__(self, path: PathLike, fh: IO[bytes]) -> None:
+        self.on = progress.active()
+        self.task = f"reading {Path(path).name}"
+        self.raw = cast(IO[bytes], getattr(fh, "fileobj", None) or fh)
+        self.next = self.STEP
+        try:
+            self.total = os.path.getsize(path) if self.on else 0
+        except OSError:
+            self.on = False
+
+    def tick(self, final: bool = False) -> None:
+        if not self.on:
+            return
+        try:
+            done = self.total if final else self.raw.tell()
+        except (OSError, ValueError):
+            return
+        if final or done >= self.next:
+            self.next = done + self.STEP
+            progress.report(self.task, done, self.total)
+
+
 def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
     """Yield (line number, text without the line ending), streaming, for a path or a `.gz`.
 
@@ -63,9 +91,12 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
     name = display(path)
     with _open_binary(path) as fh:
         lineno = 0
+        meter = _Meter(path, fh)
         try:
             for raw in iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""):
                 lineno += 1
+                if not lineno & 4095:
+                    meter.tick()
                 if len(raw) > MAX_LINE_BYTES:
                     raise InputError(
                         f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB",
@@ -87,6 +118,7 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
                 yield lineno, text.rstrip("\r\n")
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(f"cannot read: {exc}", path=name, line=lineno + 1) from None
+        meter.tick(final=True)
 
 
 def read_blocks(path: PathLike, size: int = 1 << 22) -> Iterator[bytes]:
@@ -95,9 +127,11 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Iterator[bytes]:
     name = display(path)
     with _open_binary(path) as fh:
         carry = b""
+        meter = _Meter(path, fh)
         try:
             while True:
                 chunk = fh.read(size)
+                meter.tick()
                 if not chunk:
                     break
                 cut = chunk.rfind(b"\n")
@@ -108,6 +142,7 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Iterator[bytes]:
                 carry = chunk[cut + 1 :]
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(f"cannot read: {exc}", path=name) from None
+        meter.tick(final=True)
         if carry:
             yield carry
 

@@ -39,8 +39,11 @@ def _skip(text: str) -> bool:
     return not text.strip() or text.lstrip().startswith("#")
 
 
-def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
-    """Stream a TREC qrels file; a duplicate (query, doc) is an error naming both lines."""
+def read_qrels(path: PathLike, *, check_repeats: bool = True) -> Iterator[QrelRecord]:
+    """Stream a TREC qrels file; a duplicate (query, doc) is an error naming both lines.
+
+    Finding duplicates keeps every pair in memory; `check_repeats=False` leaves that to the
+    caller (the store's import finds them on disk, so a 10-million-line file stays streamed)."""
     name = display(path)
     seen: dict[tuple[str, str], int] = {}
     for lineno, text in read_lines(path):
@@ -58,8 +61,9 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
             raise InputError(f"grade {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno) from None
         if abs(grade) > 1_000_000:
             raise InputError(f"grade {grade} is out of range", QRELS_HINT, path=name, line=lineno)
-        message = f"duplicate judgment for query {qid!r} doc {docid!r}"
-        refuse_repeat(seen, (qid, docid), lineno, message, "keep one line per (query, doc) pair", name)
+        if check_repeats:
+            message = f"duplicate judgment for query {qid!r} doc {docid!r}"
+            refuse_repeat(seen, (qid, docid), lineno, message, "keep one line per (query, doc) pair", name)
         yield QrelRecord(qid, docid, grade, lineno)
 
 

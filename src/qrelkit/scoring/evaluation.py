@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from .. import progress
 from ..errors import ScoringError
 from ..models import (
     DEFAULT_STRATUM,
@@ -213,7 +214,11 @@ def evaluate_columns(
             labels.setdefault(q.decode(), {})[d.decode()] = int(g)
         rows = ((q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True))
         ranked = rank(labels, rows, queries=query_list, max_grade=max_grade)
-    scores = {m.name: compute(ranked, m, relevance_threshold, bounds=bounds) for m in measures}
+    scores = {}
+    for i, m in enumerate(measures):
+        progress.report("computing measures", i, len(measures))
+        scores[m.name] = compute(ranked, m, relevance_threshold, bounds=bounds)
+    progress.report("computing measures", len(measures), len(measures))
     strata = strata or {}
     return Evaluation(
         measures=measures,
