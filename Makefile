@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit generated bench sim clean
+.PHONY: demo test lint typecheck unit generated bench sim stress clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ranx
 	$(BIN)/python benchmarks/bench_score.py
 	$(BIN)/python benchmarks/bench_tui.py
+
+# Reliability at full size (about 10 minutes): 150 SIGKILLs, 40,000 concurrent events, 400 fuzzed
+# inputs per reader, then a 10-million-line qrels import and a 7-million-line run scored in 2 GiB.
+# Figures go to benchmarks/reliability.log and benchmarks/large.json (see RELIABILITY.md).
+stress: $(STAMP)
+	rm -f benchmarks/reliability.log
+	QRELKIT_STRESS=1 QRELKIT_RELIABILITY_LOG=$(CURDIR)/benchmarks/reliability.log $(BIN)/pytest tests/reliability
+	$(BIN)/python benchmarks/bench_large.py --json benchmarks/large.json
 
 # The judging-queue simulation (about a minute per traffic scenario): curves as JSON and SVG.
 sim: $(STAMP)
