@@ -128,5 +128,7 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     conn.close()
     store = Store.open(path)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(storage.MIGRATIONS)
+    # judged before votes existed: the store keeps "the latest event wins"
+    assert store.label_policy == "latest"
     assert store.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
     assert store.queue("q1")[0].assessor == "bob"

@@ -88,8 +88,9 @@ def test_diff_reports_exactly_two_regrades_and_one_query(run_cli: Cli) -> None:
     out = run_cli.tmp / "gs"
     run_cli("freeze", "pydocs", "v1", "--out", str(out))
     events = [
-        {"query_id": "nav-01", "doc_id": "assert-02", "state": "graded", "grade": 3, "assessor": "ann"},  # 2->3
-        {"query_id": "how-02", "doc_id": "in-02", "state": "graded", "grade": 1, "assessor": "ann"},  # 0->1
+        # the original assessor regrades (another assessor's grade would be a second vote)
+        {"query_id": "nav-01", "doc_id": "assert-02", "state": "graded", "grade": 3, "assessor": "qrelkit-authors"},
+        {"query_id": "how-02", "doc_id": "in-02", "state": "graded", "grade": 1, "assessor": "qrelkit-authors"},
     ]
     run_cli("import", "judgments", str(run_cli.write("e.jsonl", "\n".join(map(json.dumps, events)))))
     run_cli("import", "queries", str(run_cli.write("q.tsv", "nav-16\tdel statement\tnavigational\n")))

@@ -329,13 +329,18 @@ def import_docs(ctx: click.Context, file: Path) -> None:
 
 @import_.command("qrels")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--assessor", help="Who made these judgments (default: qrels:FILENAME).")
+@click.option(
+    "--assessor",
+    default="qrels",
+    show_default=True,
+    help="Who made these judgments (one assessor: a later file's grade replaces an earlier one's).",
+)
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, assessor: str | None) -> None:
     """Import TREC qrels as judgment events; negative grades go to the pool as unjudged."""
     store = _store(ctx)
     labels, pooled = store.import_qrels(
-        trec.read_qrels(file, check_repeats=False), source=str(file), assessor=assessor or f"qrels:{file.name}"
+        trec.read_qrels(file, check_repeats=False), source=str(file), assessor=assessor or "qrels"
     )
     _refuse_empty(labels + pooled, file, "qrels lines")
     out.print(f"imported {labels} labels and {pooled} pooled-unjudged pairs from {file}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -117,7 +117,9 @@ class JudgmentState(StrEnum):
     SKIPPED = "skipped"
     """Skip / unsure: recorded, but neither relevant nor irrelevant."""
     CLEARED = "cleared"
-    """The pair goes back to unlabeled."""
+    """The assessor withdraws their judgment of the pair."""
+    ADJUDICATED = "adjudicated"
+    """The pair's final grade, settling a disagreement between assessors (overrides every vote)."""
 
 
 class LabelState(StrEnum):
@@ -139,7 +141,7 @@ class Judgment(_Model):
     doc_id: Identifier
     state: JudgmentState
     grade: int | None = None
-    """Present exactly when `state` is `graded`."""
+    """Present exactly when `state` is `graded` or `adjudicated`."""
     assessor: str = Field(min_length=1)
     timestamp: datetime = Field(default_factory=utcnow)
     note: str | None = None
@@ -148,9 +150,9 @@ class Judgment(_Model):
 
     @model_validator(mode="after")
     def _grade_matches_state(self) -> Judgment:
-        if self.state is JudgmentState.GRADED and self.grade is None:
-            raise ValueError("a graded judgment needs a grade")
-        if self.state is not JudgmentState.GRADED and self.grade is not None:
+        if self.state in (JudgmentState.GRADED, JudgmentState.ADJUDICATED) and self.grade is None:
+            raise ValueError(f"a {self.state.value} judgment needs a grade")
+        if self.state not in (JudgmentState.GRADED, JudgmentState.ADJUDICATED) and self.grade is not None:
             raise ValueError(f"a {self.state.value} judgment carries no grade")
         if self.grade is not None and self.grade < 0:
             raise ValueError("grades are >= 0 (a negative qrels grade means pooled, not judged)")
@@ -242,6 +244,8 @@ class GoldenSetInfo(_Model):
     scale: GradeScale = Field(default_factory=GradeScale)
     strata: list[Stratum] = Field(default_factory=list)
     profiles: list[ScoringProfile] = Field(default_factory=list)
+    label_policy: Literal["median", "latest"] = "median"
+    """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
 
 class StratumStatus(_Model):
@@ -448,6 +452,8 @@ class Manifest(_Model):
     scale: GradeScale
     strata: list[Stratum]
     profiles: list[ScoringProfile]
+    label_policy: Literal["median", "latest"] = "median"
+    """How disagreeing assessors' grades resolve in qrels.txt when no one adjudicated."""
     counts: dict[str, StratumCounts]
     """Stratum -> counts; the key `all` holds the totals."""
     files: dict[str, str]
@@ -485,6 +491,11 @@ class DocState(_Model):
     assessor: str | None = None
     timestamp: str | None = None
     note: str | None = None
+    votes: dict[str, int] = Field(default_factory=dict)
+    """Assessor -> grade when several assessors graded the pair."""
+    adjudicated: bool = False
+    blind: bool = False
+    """Others' grades are hidden until this assessor has judged (overlap assignments)."""
 
 
 class QueryProgress(_Model):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from . import versioning
+from . import resolution, versioning
 from .errors import InputError, StoreError, VersionError
 from .formats.trec import QrelRecord
 from .models import (
@@ -116,15 +116,45 @@ def _v3(db: sqlite_utils.Database) -> None:
     db.table("run_rows").create_index(["query_id", "doc_id"])
 
 
-CURRENT = "(SELECT query_id, doc_id, state, grade, max(seq) AS seq FROM judgments {} GROUP BY query_id, doc_id)"
-"""The current state and grade of every pair (or, with a WHERE clause, some), as one scan of the
-covering index `judgments_current`. The `current_state` view has more columns (assessor, time,
-note), which makes SQLite choose an index that does not cover them: about 3x slower on a large
-log. Bulk reads use this; per-pair reads use the view."""
+_CURRENT = """(
+    SELECT v.query_id, v.doc_id,
+           CASE WHEN a.grade IS NOT NULL OR v.n_graded > 0 THEN 'graded'
+                WHEN v.n_skipped > 0 THEN 'skipped' ELSE 'cleared' END AS state,
+           CASE WHEN a.grade IS NOT NULL THEN a.grade WHEN v.lo = v.hi THEN v.lo END AS grade,
+           (a.grade IS NULL AND v.lo != v.hi) AS disputed,
+           max(v.seq, coalesce(a.seq, 0)) AS seq
+    FROM (
+        SELECT l.query_id, l.doc_id,
+               sum(l.state = 'graded' AND l.seq > coalesce(c.seq, 0)) AS n_graded,
+               sum(l.state = 'skipped' AND l.seq > coalesce(c.seq, 0)) AS n_skipped,
+               min(CASE WHEN l.state = 'graded' AND l.seq > coalesce(c.seq, 0) THEN l.grade END) AS lo,
+               max(CASE WHEN l.state = 'graded' AND l.seq > coalesce(c.seq, 0) THEN l.grade END) AS hi,
+               max(l.seq) AS seq, max(c.seq) AS cleared
+        FROM (SELECT query_id, doc_id, assessor, state, grade, max(seq) AS seq FROM judgments
+              WHERE state != 'adjudicated' {where} GROUP BY query_id, doc_id, assessor) l
+        LEFT JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments
+                   WHERE state = 'cleared' {where} GROUP BY query_id, doc_id) c
+          ON c.query_id = l.query_id AND c.doc_id = l.doc_id
+        GROUP BY l.query_id, l.doc_id
+    ) v
+    LEFT JOIN (SELECT query_id, doc_id, grade, max(seq) AS seq FROM judgments
+               WHERE state = 'adjudicated' {where} GROUP BY query_id, doc_id) a
+      ON a.query_id = v.query_id AND a.doc_id = v.doc_id AND a.seq > coalesce(v.cleared, 0)
+)"""
+"""Every pair's resolved state (`resolution`): each assessor's latest event after the pair's
+latest clear is a vote, an adjudication (after that clear) overrides them. `grade` is NULL for a
+disputed pair (graded votes that disagree, no
+adjudication): `label_rows` resolves those by the golden set's policy. One scan of the covering
+index `judgments_votes` (and the small partial index of adjudications)."""
 
 
-def _current(where: str = "") -> str:
-    return CURRENT.format(where)
+def _current(one_query: bool = False) -> str:
+    """The resolved state of every pair, or (two `?` for the query id) of one query's pairs."""
+    return _CURRENT.format(where="AND query_id = ?" if one_query else "")
+
+
+QUERY_PARAMS = 3
+"""How many times `_current(True)` takes the query id."""
 
 
 def _v4(db: sqlite_utils.Database) -> None:
@@ -135,7 +165,24 @@ def _v4(db: sqlite_utils.Database) -> None:
     db.table("reports").create_index(["kind", "id"])
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite_utils.Database) -> None:
+    """Several assessors: each assessor's latest event is a vote (covering index), adjudications
+    (partial index), and assignments of pairs to assessors (`qrelkit assign`)."""
+    db.execute("CREATE INDEX judgments_votes ON judgments(query_id, doc_id, assessor, seq, state, grade)")
+    db.execute(
+        "CREATE INDEX judgments_adjudicated ON judgments(query_id, doc_id, seq, grade) WHERE state = 'adjudicated'"
+    )
+    db.execute("CREATE INDEX judgments_cleared ON judgments(query_id, doc_id, seq) WHERE state = 'cleared'")
+    db.table("assignments").create(
+        {"query_id": str, "doc_id": str, "assessor": str, "created": str}, pk=("query_id", "doc_id", "assessor")
+    )
+    db.table("assignments").create_index(["assessor"])
+    # a store judged before votes existed meant "the latest event wins": keep that meaning
+    if db.execute("SELECT 1 FROM judgments LIMIT 1").fetchone() is not None:
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('label_policy', 'latest')")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 """Schema migrations; the store's `PRAGMA user_version` counts how many have run."""
 
 
@@ -250,6 +297,7 @@ class Store:
         with self.transaction():
             self._set_meta("name", snap.info.name)
             self._set_meta("scale", snap.info.scale.model_dump_json())
+            self._set_meta("label_policy", snap.info.label_policy)
             for stratum in snap.info.strata:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)",
@@ -309,8 +357,21 @@ class Store:
         raw = self._meta("scale")
         return GradeScale.model_validate_json(raw) if raw else GradeScale()
 
-    def configure(self, *, name: str | None = None, scale: GradeScale | None = None) -> None:
+    @property
+    def label_policy(self) -> str:
+        """How disagreeing assessors resolve without adjudication: `median` or `latest`."""
+        return self._meta("label_policy") or resolution.DEFAULT_POLICY
+
+    def configure(
+        self, *, name: str | None = None, scale: GradeScale | None = None, label_policy: str | None = None
+    ) -> None:
         with self.transaction():
+            if label_policy is not None:
+                if label_policy not in resolution.POLICIES:
+                    raise StoreError(
+                        f"unknown label policy {label_policy!r}", f"use one of {', '.join(resolution.POLICIES)}"
+                    )
+                self._set_meta("label_policy", label_policy)
             if name is not None:
                 self._set_meta("name", name)
             if scale is not None:
@@ -356,7 +417,13 @@ class Store:
         )
 
     def info(self) -> GoldenSetInfo:
-        return GoldenSetInfo(name=self.name, scale=self.scale, strata=self.strata(), profiles=self.profiles())
+        return GoldenSetInfo(
+            name=self.name,
+            scale=self.scale,
+            strata=self.strata(),
+            profiles=self.profiles(),
+            label_policy=self.label_policy,  # type: ignore[arg-type]  # checked by configure
+        )
 
     # -- imports (each one transaction) ----------------------------------------------------
 
@@ -666,21 +733,55 @@ class Store:
     def label_rows(self, query_id: str | None = None) -> list[tuple[str, str, int]]:
         """`labels()` as (query, doc, grade) tuples: for bulk reads (a large set has ~10^6 labels,
         and building a model costs more than reading its row)."""
-        where, params = ("WHERE query_id = ?", [query_id]) if query_id is not None else ("", [])
-        sql = f"SELECT query_id, doc_id, grade FROM {_current(where)} WHERE state = 'graded' ORDER BY query_id, doc_id"
-        return self.conn.execute(sql, params).fetchall()
+        one = query_id is not None
+        sql = (
+            f"SELECT query_id, doc_id, grade, disputed FROM {_current(one)} WHERE state = 'graded' "
+            "ORDER BY query_id, doc_id"
+        )
+        rows = self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else []).fetchall()
+        disputed = [(q, d) for q, d, _, flag in rows if flag]
+        resolved = self._resolve_disputed(disputed) if disputed else {}
+        return [(q, d, resolved[(q, d)] if flag else g) for q, d, g, flag in rows]
+
+    def _resolve_disputed(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """Grades of pairs whose assessors disagree, by the golden set's policy."""
+        policy = self.label_policy
+        out = {}
+        for pair, (votes, adjudicated) in self.votes(pairs).items():
+            _, grade = resolution.resolve(votes, adjudicated, policy)
+            out[pair] = grade if grade is not None else 0
+        return out
+
+    def votes(
+        self, pairs: Iterable[tuple[str, str]] | None = None
+    ) -> dict[tuple[str, str], tuple[list[resolution.Vote], int | None]]:
+        """Each assessor's latest vote and the latest adjudicated grade, per pair (all pairs, or
+        the given ones)."""
+        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note FROM judgments"
+        if pairs is None:
+            rows = self.conn.execute(sql + " ORDER BY seq").fetchall()
+        else:
+            rows = []
+            for q, d in pairs:
+                rows += self.conn.execute(sql + " WHERE query_id = ? AND doc_id = ? ORDER BY seq", [q, d]).fetchall()
+            rows.sort()
+        events = (
+            (seq, Judgment.model_construct(query_id=q, doc_id=d, state=JudgmentState(st), grade=g, assessor=a, note=n))
+            for seq, q, d, st, g, a, n in rows
+        )
+        return resolution.votes_of(events)
 
     def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
-        where, params = ("WHERE query_id = ?", [query_id]) if query_id is not None else ("", [])
-        sql = f"SELECT query_id, doc_id FROM {_current(where)} WHERE state = 'skipped'"
-        return [tuple(r) for r in self.conn.execute(sql, params)]
+        one = query_id is not None
+        sql = f"SELECT query_id, doc_id FROM {_current(one)} WHERE state = 'skipped'"
+        return [tuple(r) for r in self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else [])]
 
     def unlabeled_pool(self, query_id: str | None = None) -> list[PoolEntry]:
         """Pooled pairs with no current label and not skipped, in pool order."""
         one = query_id is not None
         sql = (
             "SELECT p.query_id, p.doc_id, p.source, p.best_rank FROM pool p "
-            f"LEFT JOIN {_current('WHERE query_id = ?' if one else '')} c "
+            f"LEFT JOIN {_current(one)} c "
             "ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
             "WHERE (c.state IS NULL OR c.state = 'cleared')"
             + (" AND p.query_id = ?" if one else "")
@@ -688,30 +789,74 @@ class Store:
         )
         return [
             PoolEntry.model_construct(query_id=r[0], doc_id=r[1], source=r[2] or "", best_rank=r[3])
-            for r in self.conn.execute(sql, [query_id, query_id] if one else [])
+            for r in self.conn.execute(sql, [query_id] * (QUERY_PARAMS + 1) if one else [])
         ]
 
     # -- the judging queue -----------------------------------------------------------------
 
-    def queue(self, query_id: str) -> list[DocState]:
+    def queue(self, query_id: str, *, assessor: str | None = None, blind: bool = False) -> list[DocState]:
         """A query's documents in judging order: the pool (best rank first, then insertion),
-        then labeled documents that were never pooled; each with its current state."""
-        sql = """
-            SELECT d.doc_id, c.state, c.grade, c.assessor, c.ts, c.note FROM (
-                SELECT doc_id, 0 AS part, coalesce(best_rank, 1e9) AS r, rowid AS o FROM pool WHERE query_id = ?
-                UNION ALL
-                SELECT doc_id, 1, 0, seq FROM current_state
-                WHERE query_id = ? AND doc_id NOT IN (SELECT doc_id FROM pool WHERE query_id = ?)
-            ) d
-            LEFT JOIN current_state c ON c.query_id = ? AND c.doc_id = d.doc_id
-            ORDER BY d.part, d.r, d.o
-        """
+        then judged documents that were never pooled; each with its resolved state, and who
+        judged it last. With `blind`, a pair assigned to `assessor` and to someone else shows as
+        unlabeled until `assessor` has voted on it (the others' grades stay hidden)."""
+        pooled = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT doc_id FROM pool WHERE query_id = ? ORDER BY coalesce(best_rank, 1e9), rowid", [query_id]
+            )
+        ]
+        rows = self.conn.execute(
+            "SELECT seq, doc_id, state, grade, assessor, ts, note FROM judgments WHERE query_id = ? ORDER BY seq",
+            [query_id],
+        ).fetchall()
+        events = [
+            (
+                seq,
+                Judgment.model_construct(
+                    query_id=query_id, doc_id=d, state=JudgmentState(st), grade=g, assessor=a, note=n
+                ),
+            )
+            for seq, d, st, g, a, _, n in rows
+        ]
+        votes = resolution.votes_of(events)
+        times = {seq: ts for seq, _, _, _, _, ts, _ in rows}
+        hidden: set[str] = set()
+        if blind and assessor is not None:
+            hidden = {
+                d
+                for (d,) in self.conn.execute(
+                    "SELECT doc_id FROM assignments WHERE query_id = ? AND doc_id IN "
+                    "(SELECT doc_id FROM assignments WHERE query_id = ? AND assessor = ?) "
+                    "GROUP BY doc_id HAVING count(*) > 1",
+                    [query_id, query_id, assessor],
+                )
+            }
+        order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in events) if d not in set(pooled)]
+        policy = self.label_policy
         out = []
-        for doc_id, state, grade, assessor, ts, note in self.conn.execute(sql, [query_id] * 4):
-            label = {"graded": LabelState.GRADED, "skipped": LabelState.SKIPPED}.get(state, LabelState.UNLABELED)
-            if label is LabelState.UNLABELED:
-                grade = assessor = ts = note = None
-            out.append(DocState(doc_id=doc_id, state=label, grade=grade, assessor=assessor, timestamp=ts, note=note))
+        for d in dict.fromkeys(order):
+            v, adjudicated = votes.get((query_id, d), ([], None))
+            if d in hidden and adjudicated is None and not any(x.assessor == assessor for x in v):
+                out.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True))
+                continue
+            state, grade = resolution.resolve(v, adjudicated, policy)
+            if state is LabelState.UNLABELED:
+                out.append(DocState(doc_id=d, state=state))
+                continue
+            last = max(v, key=lambda x: x.seq) if v else None
+            graders = {x.assessor: x.grade for x in v if x.state == "graded" and x.grade is not None}
+            out.append(
+                DocState(
+                    doc_id=d,
+                    state=state,
+                    grade=grade,
+                    assessor=last.assessor if last else None,
+                    timestamp=times.get(last.seq) if last else None,
+                    note=last.note if last else None,
+                    votes=graders if len(graders) > 1 else {},
+                    adjudicated=adjudicated is not None,
+                )
+            )
         return out
 
     def progress(self) -> list[QueryProgress]:
@@ -790,15 +935,20 @@ class Store:
         for stratum, n in self.conn.execute("SELECT stratum, count(*) FROM queries GROUP BY stratum"):
             bucket(stratum)["queries"] = n
         sql = (
-            f"SELECT q.stratum, c.state, c.grade, count(*) FROM {_current()} c "
-            "JOIN queries q ON q.id = c.query_id GROUP BY q.stratum, c.state, c.grade"
+            f"SELECT q.stratum, count(*) FROM {_current()} c "
+            "JOIN queries q ON q.id = c.query_id WHERE c.state = 'skipped' GROUP BY q.stratum"
         )
-        for stratum, state, grade, n in self.conn.execute(sql):
+        for stratum, n in self.conn.execute(sql):
+            bucket(stratum)["skipped"] += n
+        stratum_of = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
+        graded: dict[tuple[str, int], int] = {}
+        for q, _, grade in self.label_rows():
+            if q in stratum_of:
+                key = (stratum_of[q], grade)
+                graded[key] = graded.get(key, 0) + 1
+        for (stratum, grade), n in graded.items():
             b = bucket(stratum)
-            if state == "graded":
-                b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
-            elif state == "skipped":
-                b["skipped"] += n
+            b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
         sql = (
             "SELECT coalesce(q.stratum, ?), count(*) FROM pool p "
             f"LEFT JOIN {_current()} c ON c.query_id = p.query_id AND c.doc_id = p.doc_id "

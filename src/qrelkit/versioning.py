@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from . import resolution
 from .errors import InputError, VersionError
 from .formats import jsonl, trec
 from .formats._io import WRITE_HINT, read_text
@@ -33,6 +34,7 @@ from .models import (
     GoldenSetInfo,
     Judgment,
     Label,
+    LabelState,
     Manifest,
     PoolEntry,
     Query,
@@ -167,6 +169,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
             scale=snapshot.info.scale,
             strata=snapshot.info.strata,
             profiles=snapshot.info.profiles,
+            label_policy=snapshot.info.label_policy,
             counts=snapshot.counts(),
             files={f: _file_digest(tmp / f) for f in FILES},
             documents_sha256=documents_hash(snapshot.documents),
@@ -249,12 +252,16 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         problems = _file_problems(folder, manifest)
         if problems:
             raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
-    info = GoldenSetInfo(name=manifest.name, scale=manifest.scale, strata=manifest.strata, profiles=manifest.profiles)
+    info = GoldenSetInfo(
+        name=manifest.name,
+        scale=manifest.scale,
+        strata=manifest.strata,
+        profiles=manifest.profiles,
+        label_policy=manifest.label_policy,
+    )
     events = [j for _, j in jsonl.read_models(folder / "judgments.jsonl", Judgment)]
-    latest: dict[tuple[str, str], Judgment] = {}
-    for event in events:
-        latest[(event.query_id, event.doc_id)] = event
-    skipped = sorted(k for k, e in latest.items() if e.state.value == "skipped")
+    resolved = resolution.resolve_events(events, manifest.label_policy)
+    skipped = sorted(k for k, (state, _) in resolved.items() if state is LabelState.SKIPPED)
     snapshot = Snapshot(
         info=info,
         queries=[q for _, q in jsonl.read_models(folder / "queries.jsonl", Query)],

@@ -1,0 +1,77 @@
+"""How a pair's judgment events resolve to its current label.
+
+Each assessor's latest event is their vote (graded or skipped). A cleared event, by anyone, resets
+the pair: the votes and adjudications before it no longer count. An adjudicated event
+(`state: adjudicated`) overrides every vote. Otherwise:
+
+* at least one graded vote, all equal: that grade (a single assessor's latest grade included);
+* graded votes that disagree: the golden set's policy, `median` (the lower median of the grades,
+  so ties go to the less relevant grade) or `latest` (the most recent graded vote);
+* no graded vote but a skip: skipped (unsure); nothing left: unlabeled.
+
+Pure: the store resolves most pairs in SQL (one assessor, or agreement) and calls `resolve` for
+the disputed ones; frozen versions use it directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .models import Judgment, JudgmentState, LabelState
+
+POLICIES = ("median", "latest")
+DEFAULT_POLICY = "median"
+
+
+@dataclass(frozen=True)
+class Vote:
+    assessor: str
+    state: str
+    grade: int | None
+    seq: int
+    note: str | None = None
+
+
+def resolve(
+    votes: Sequence[Vote], adjudicated: int | None, policy: str = DEFAULT_POLICY
+) -> tuple[LabelState, int | None]:
+    """(state, grade) of a pair from each assessor's latest vote and the latest adjudicated grade."""
+    if adjudicated is not None:
+        return LabelState.GRADED, adjudicated
+    graded = [v for v in votes if v.state == JudgmentState.GRADED and v.grade is not None]
+    if graded:
+        grades = sorted(v.grade for v in graded if v.grade is not None)
+        if grades[0] == grades[-1]:
+            return LabelState.GRADED, grades[0]
+        if policy == "latest":
+            return LabelState.GRADED, max(graded, key=lambda v: v.seq).grade
+        return LabelState.GRADED, grades[(len(grades) - 1) // 2]
+    if any(v.state == JudgmentState.SKIPPED for v in votes):
+        return LabelState.SKIPPED, None
+    return LabelState.UNLABELED, None
+
+
+def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], tuple[list[Vote], int | None]]:
+    """Pair -> (each assessor's latest vote, latest adjudicated grade) from (seq, event) in log order."""
+    latest: dict[tuple[str, str], dict[str, Vote]] = {}
+    adjudicated: dict[tuple[str, str], int | None] = {}
+    for seq, e in events:
+        pair = (e.query_id, e.doc_id)
+        if e.state == JudgmentState.CLEARED:
+            latest[pair] = {}
+            adjudicated[pair] = None
+            continue
+        if e.state == JudgmentState.ADJUDICATED:
+            adjudicated[pair] = e.grade
+            latest.setdefault(pair, {})
+            continue
+        latest.setdefault(pair, {})[e.assessor] = Vote(e.assessor, e.state.value, e.grade, seq, e.note)
+    return {pair: (list(by.values()), adjudicated.get(pair)) for pair, by in latest.items()}
+
+
+def resolve_events(
+    events: Iterable[Judgment], policy: str = DEFAULT_POLICY
+) -> dict[tuple[str, str], tuple[LabelState, int | None]]:
+    """Every pair's resolved (state, grade) from a log in order."""
+    return {pair: resolve(v, adj, policy) for pair, (v, adj) in votes_of(enumerate(events, 1)).items()}
