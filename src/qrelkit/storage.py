@@ -120,7 +120,7 @@ _CURRENT = """(
     SELECT v.query_id, v.doc_id,
            CASE WHEN a.grade IS NOT NULL OR v.n_graded > 0 THEN 'graded'
                 WHEN v.n_skipped > 0 THEN 'skipped' ELSE 'cleared' END AS state,
-           CASE WHEN a.grade IS NOT NULL THEN a.grade WHEN v.lo = v.hi THEN v.lo END AS grade,
+           CASE WHEN a.grade IS NOT NULL THEN a.grade WHEN v.lo = v.hi THEN v.lo ELSE {policy} END AS grade,
            (a.grade IS NULL AND v.lo != v.hi) AS disputed,
            max(v.seq, coalesce(a.seq, 0)) AS seq
     FROM (
@@ -129,9 +129,11 @@ _CURRENT = """(
                sum(l.state = 'skipped' AND l.seq > coalesce(c.seq, 0)) AS n_skipped,
                min(CASE WHEN l.state = 'graded' AND l.seq > coalesce(c.seq, 0) THEN l.grade END) AS lo,
                max(CASE WHEN l.state = 'graded' AND l.seq > coalesce(c.seq, 0) THEN l.grade END) AS hi,
+               max(CASE WHEN l.state = 'graded' AND l.seq > coalesce(c.seq, 0) THEN l.seq END) AS last_graded,
+               {counts}
                max(l.seq) AS seq, max(c.seq) AS cleared
         FROM (SELECT query_id, doc_id, assessor, state, grade, max(seq) AS seq FROM judgments
-              WHERE state != 'adjudicated' {where} GROUP BY query_id, doc_id, assessor) l
+              WHERE 1 {where} GROUP BY query_id, doc_id, assessor) l
         LEFT JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments
                    WHERE state = 'cleared' {where} GROUP BY query_id, doc_id) c
           ON c.query_id = l.query_id AND c.doc_id = l.doc_id
@@ -141,16 +143,27 @@ _CURRENT = """(
                WHERE state = 'adjudicated' {where} GROUP BY query_id, doc_id) a
       ON a.query_id = v.query_id AND a.doc_id = v.doc_id AND a.seq > coalesce(v.cleared, 0)
 )"""
-"""Every pair's resolved state (`resolution`): each assessor's latest event after the pair's
-latest clear is a vote, an adjudication (after that clear) overrides them. `grade` is NULL for a
-disputed pair (graded votes that disagree, no
-adjudication): `label_rows` resolves those by the golden set's policy. One scan of the covering
-index `judgments_votes` (and the small partial index of adjudications)."""
+"""Every pair's resolved state (`resolution`, here in SQL): each assessor's latest event after the
+pair's latest clear is a vote (an adjudicator's own adjudication replaces their vote here, which
+changes nothing: it overrides every vote), an adjudication (after that clear) overrides them; disagreeing
+grades resolve by the policy (`latest`: the grade of the latest graded vote; `median`: the lower
+median, from per-grade vote counts). One scan of the covering index `judgments_votes`, plus the
+small partial indexes of clears and adjudications."""
 
 
-def _current(one_query: bool = False) -> str:
-    """The resolved state of every pair, or (two `?` for the query id) of one query's pairs."""
-    return _CURRENT.format(where="AND query_id = ?" if one_query else "")
+def _current(one_query: bool = False, *, policy: str = "median", max_grade: int = 3) -> str:
+    """The resolved state of every pair, or (`QUERY_PARAMS` `?` for the query id) of one query's."""
+    valid = "l.state = 'graded' AND l.seq > coalesce(c.seq, 0)"
+    counts = "".join(f"sum({valid} AND l.grade = {g}) AS c{g}, " for g in range(max_grade + 1))
+    if policy == "latest":
+        chosen = "(SELECT grade FROM judgments WHERE seq = v.last_graded)"
+    else:
+        half = "(v.n_graded + 1) / 2"
+        steps = " ".join(
+            f"WHEN {' + '.join(f'v.c{k}' for k in range(g + 1))} >= {half} THEN {g}" for g in range(max_grade + 1)
+        )
+        chosen = f"CASE {steps} END"
+    return _CURRENT.format(where="AND query_id = ?" if one_query else "", counts=counts, policy=chosen)
 
 
 QUERY_PARAMS = 3
@@ -574,7 +587,7 @@ class Store:
         strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
         known = {
             (q, d): state
-            for q, d, state in self.conn.execute(f"SELECT query_id, doc_id, state FROM {_current()}")
+            for q, d, state in self.conn.execute(f"SELECT query_id, doc_id, state FROM {self._current()}")
             if state in ("graded", "skipped")
         }
         pooled = {
@@ -658,15 +671,27 @@ class Store:
         every pair is 0, so the impact order falls back to the depth order."""
         from .scoring.impact import IMPACT_METRICS, impact_scores, order_queue
 
-        entries = self.unlabeled_pool()
+        current = {
+            (q, d): (state, grade)
+            for q, d, state, grade in self.conn.execute(f"SELECT query_id, doc_id, state, grade FROM {self._current()}")
+        }
+        entries = [
+            PoolEntry.model_construct(query_id=q, doc_id=d, source=src or "", best_rank=rank)
+            for q, d, src, rank in self.conn.execute(
+                "SELECT query_id, doc_id, source, best_rank FROM pool "
+                "ORDER BY query_id, coalesce(best_rank, 1e9), rowid"
+            )
+            if current.get((q, d), ("cleared", None))[0] == "cleared"
+        ]
         strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
         if stratum is not None:
             entries = [e for e in entries if strata.get(e.query_id) == stratum]
         impacts = None
         if order == "impact":
             labels: dict[str, dict[str, int]] = {}
-            for q, d, g in self.label_rows():
-                labels.setdefault(q, {})[d] = g
+            for (q, d), (state, g) in current.items():
+                if state == "graded":
+                    labels.setdefault(q, {})[d] = g
             impacts = impact_scores(
                 [(e.query_id, e.doc_id) for e in entries],
                 self.stored_runs(),
@@ -730,27 +755,17 @@ class Store:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]
 
+    def _current(self, one_query: bool = False) -> str:
+        return _current(one_query, policy=self.label_policy, max_grade=self.scale.max_grade)
+
     def label_rows(self, query_id: str | None = None) -> list[tuple[str, str, int]]:
         """`labels()` as (query, doc, grade) tuples: for bulk reads (a large set has ~10^6 labels,
         and building a model costs more than reading its row)."""
         one = query_id is not None
         sql = (
-            f"SELECT query_id, doc_id, grade, disputed FROM {_current(one)} WHERE state = 'graded' "
-            "ORDER BY query_id, doc_id"
+            f"SELECT query_id, doc_id, grade FROM {self._current(one)} WHERE state = 'graded' ORDER BY query_id, doc_id"
         )
-        rows = self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else []).fetchall()
-        disputed = [(q, d) for q, d, _, flag in rows if flag]
-        resolved = self._resolve_disputed(disputed) if disputed else {}
-        return [(q, d, resolved[(q, d)] if flag else g) for q, d, g, flag in rows]
-
-    def _resolve_disputed(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
-        """Grades of pairs whose assessors disagree, by the golden set's policy."""
-        policy = self.label_policy
-        out = {}
-        for pair, (votes, adjudicated) in self.votes(pairs).items():
-            _, grade = resolution.resolve(votes, adjudicated, policy)
-            out[pair] = grade if grade is not None else 0
-        return out
+        return self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else []).fetchall()
 
     def votes(
         self, pairs: Iterable[tuple[str, str]] | None = None
@@ -773,7 +788,7 @@ class Store:
 
     def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
         one = query_id is not None
-        sql = f"SELECT query_id, doc_id FROM {_current(one)} WHERE state = 'skipped'"
+        sql = f"SELECT query_id, doc_id FROM {self._current(one)} WHERE state = 'skipped'"
         return [tuple(r) for r in self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else [])]
 
     def unlabeled_pool(self, query_id: str | None = None) -> list[PoolEntry]:
@@ -781,7 +796,7 @@ class Store:
         one = query_id is not None
         sql = (
             "SELECT p.query_id, p.doc_id, p.source, p.best_rank FROM pool p "
-            f"LEFT JOIN {_current(one)} c "
+            f"LEFT JOIN {self._current(one)} c "
             "ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
             "WHERE (c.state IS NULL OR c.state = 'cleared')"
             + (" AND p.query_id = ?" if one else "")
@@ -862,7 +877,7 @@ class Store:
     def progress(self) -> list[QueryProgress]:
         """Every query with its labeled, skipped and unlabeled-pool counts, by query id."""
         sql = f"""
-            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state FROM {_current()}),
+            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state FROM {self._current()}),
             per AS (SELECT query_id, sum(state = 'graded') AS labeled, sum(state = 'skipped') AS skipped
                     FROM cur GROUP BY query_id),
             open AS (SELECT p.query_id, count(*) AS unlabeled FROM pool p
@@ -934,29 +949,26 @@ class Store:
             bucket(name)
         for stratum, n in self.conn.execute("SELECT stratum, count(*) FROM queries GROUP BY stratum"):
             bucket(stratum)["queries"] = n
-        sql = (
-            f"SELECT q.stratum, count(*) FROM {_current()} c "
-            "JOIN queries q ON q.id = c.query_id WHERE c.state = 'skipped' GROUP BY q.stratum"
-        )
-        for stratum, n in self.conn.execute(sql):
-            bucket(stratum)["skipped"] += n
-        stratum_of = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
-        graded: dict[tuple[str, int], int] = {}
-        for q, _, grade in self.label_rows():
-            if q in stratum_of:
-                key = (stratum_of[q], grade)
-                graded[key] = graded.get(key, 0) + 1
-        for (stratum, grade), n in graded.items():
+        # the resolved state is computed once, for the label counts and the pool both
+        sql = f"""
+            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state, grade FROM {self._current()}),
+            stratum_of AS (SELECT id, stratum FROM queries)
+            SELECT 'label', s.stratum, c.state, c.grade, count(*) FROM cur c JOIN stratum_of s ON s.id = c.query_id
+            WHERE c.state IN ('graded', 'skipped') GROUP BY s.stratum, c.state, c.grade
+            UNION ALL
+            SELECT 'pool', coalesce(s.stratum, ?), NULL, NULL, count(*) FROM pool p
+            LEFT JOIN cur c ON c.query_id = p.query_id AND c.doc_id = p.doc_id
+            LEFT JOIN stratum_of s ON s.id = p.query_id
+            WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY 2
+        """
+        for kind, stratum, state, grade, n in self.conn.execute(sql, [DEFAULT_STRATUM]):
             b = bucket(stratum)
-            b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
-        sql = (
-            "SELECT coalesce(q.stratum, ?), count(*) FROM pool p "
-            f"LEFT JOIN {_current()} c ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
-            "LEFT JOIN queries q ON q.id = p.query_id "
-            "WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY 1"
-        )
-        for stratum, n in self.conn.execute(sql, [DEFAULT_STRATUM]):
-            bucket(stratum)["unlabeled_pool"] = n
+            if kind == "pool":
+                b["unlabeled_pool"] = n
+            elif state == "graded":
+                b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
+            else:
+                b["skipped"] += n
         strata = [
             StratumStatus(
                 name=name,
