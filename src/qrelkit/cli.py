@@ -585,6 +585,49 @@ def _status_runs(store: Store, paths: tuple[Path, ...], k: int, holes: int, per_
         out.print(t)
 
 
+@cli.command()
+@click.option("--stratum", help="Only this stratum's pairs.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_context
+def agreement(ctx: click.Context, stratum: str | None, fmt: str) -> None:
+    """Agreement between assessors over the pairs two or more of them graded, overall and per
+    stratum: raw agreement, Krippendorff's alpha (ordinal) and Cohen's kappa (linear weights) per
+    assessor pair. Skip / unsure votes are left out and counted."""
+    from .scoring import agreement as agree
+
+    store = _store(ctx)
+    strata = {q.id: q.stratum for q in store.queries()}
+    if stratum is not None and stratum not in set(strata.values()) | {s.name for s in store.strata()}:
+        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    units, skipped = store.agreement_units()
+    if stratum is not None:
+        units = {p: v for p, v in units.items() if strata.get(p[0]) == stratum}
+        skipped = {p: n for p, n in skipped.items() if strata.get(p[0]) == stratum}
+    rep = agree.report(units, skipped, strata)
+    if fmt == "json":
+        click.echo(rep.model_dump_json(indent=2))
+        return
+
+    def cell(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    pairs = sorted({k for st in [rep.overall, *rep.by_stratum.values()] for k in st.kappa_linear})
+    table = Table("stratum", "pairs", "skipped", "raw", "alpha (ordinal)", *[f"kappa {p}" for p in pairs])
+    rows = [*rep.by_stratum.items(), ("[bold]all[/bold]", rep.overall)]
+    for name, st in rows:
+        table.add_row(
+            name,
+            str(st.n_pairs),
+            str(st.skipped),
+            cell(st.raw_agreement),
+            cell(st.alpha_ordinal),
+            *[cell(st.kappa_linear.get(p)) for p in pairs],
+        )
+    out.print(table)
+    if rep.overall.n_pairs == 0:
+        err.print("no pair has two graded votes yet: `qrelkit assign --overlap 2` makes some")
+
+
 @cli.group()
 def export() -> None:
     """Export labels or the judgment log (written to a temporary file, then renamed)."""

@@ -356,6 +356,31 @@ class ScoreReport(_Model):
     """Traffic weights the weighted means used."""
 
 
+# -- agreement --------------------------------------------------------------------------------
+
+
+class AgreementStats(_Model):
+    """Inter-assessor agreement over pairs with two or more graded votes."""
+
+    n_pairs: int
+    """Pairs with at least two graded votes (the units)."""
+    skipped: int
+    """Skip / unsure votes left out (on any pair)."""
+    raw_agreement: float | None
+    """Share of assessor pairs, over all units, that gave the same grade."""
+    alpha_ordinal: float | None
+    """Krippendorff's alpha, ordinal metric (null when the grades never vary)."""
+    kappa_linear: dict[str, float | None]
+    """`A|B` (names sorted) -> Cohen's kappa with linear weights over the pairs both graded."""
+
+
+class AgreementReport(_Model):
+    """What `qrelkit agreement --format json` writes."""
+
+    overall: AgreementStats
+    by_stratum: dict[str, AgreementStats]
+
+
 # -- comparisons ------------------------------------------------------------------------------
 
 

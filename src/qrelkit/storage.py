@@ -755,6 +755,19 @@ class Store:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]
 
+    def agreement_units(self) -> tuple[dict[tuple[str, str], dict[str, int]], dict[tuple[str, str], int]]:
+        """(pair -> {assessor: grade} of the graded votes, pair -> skip votes) over the whole log."""
+        units: dict[tuple[str, str], dict[str, int]] = {}
+        skipped: dict[tuple[str, str], int] = {}
+        for pair, (votes, _) in self.votes().items():
+            graded = {v.assessor: v.grade for v in votes if v.state == "graded" and v.grade is not None}
+            if graded:
+                units[pair] = graded
+            skips = sum(v.state == "skipped" for v in votes)
+            if skips:
+                skipped[pair] = skips
+        return units, skipped
+
     def _current(self, one_query: bool = False) -> str:
         return _current(one_query, policy=self.label_policy, max_grade=self.scale.max_grade)
 
