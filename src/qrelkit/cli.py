@@ -183,16 +183,80 @@ def _store(ctx: click.Context, *, create: bool = False) -> Store:
     show_default=True,
     help="Lowest grade that binary metrics count as relevant.",
 )
+@click.option(
+    "--label-policy",
+    type=click.Choice(["median", "latest"]),
+    default="median",
+    show_default=True,
+    help="How disagreeing assessors resolve without adjudication.",
+)
 @click.pass_context
-def init(ctx: click.Context, name: str, max_grade: int, threshold: int) -> None:
-    """Create the store (or update its name and grade scale)."""
+def init(ctx: click.Context, name: str, max_grade: int, threshold: int, label_policy: str) -> None:
+    """Create the store (or update its name, grade scale and label policy)."""
     if threshold > max_grade:
         raise UsageError(f"--threshold {threshold} is above --max-grade {max_grade}")
     store = _store(ctx, create=True)
-    store.configure(name=name, scale=GradeScale.from_max(max_grade, threshold))
+    store.configure(name=name, scale=GradeScale.from_max(max_grade, threshold), label_policy=label_policy)
     out.print(
         f"store {ctx.obj['db']} ready: golden set [bold]{name}[/bold], grades 0..{max_grade}, "
-        f"relevant at >= {threshold}"
+        f"relevant at >= {threshold}, disagreements resolve by {label_policy}"
+    )
+
+
+@cli.command()
+@click.argument("set_to", required=False, type=click.Choice(["median", "latest"]), metavar="[median|latest]")
+@click.pass_context
+def policy(ctx: click.Context, set_to: str | None) -> None:
+    """Show or set how disagreeing assessors' grades resolve when no one adjudicated.
+
+    \b
+    median  the lower median of the assessors' latest grades (default)
+    latest  the most recent grade
+    An adjudicated grade (`judge --adjudicate`) always wins; agreeing grades need no policy.
+    The policy is part of the golden set: frozen versions record it in manifest.json."""
+    store = _store(ctx)
+    if set_to is not None:
+        store.configure(label_policy=set_to)
+    out.print(f"label policy: {store.label_policy}")
+
+
+@cli.command()
+@click.option("--overlap", type=click.IntRange(2), required=True, help="Assessors per sampled pair.")
+@click.option("--assessors", required=True, help="Comma-separated assessor names.")
+@click.option("--pairs", "n_pairs", type=click.IntRange(1), default=50, show_default=True, help="Pairs to sample.")
+@click.option("--stratum", help="Sample only this stratum's pairs.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.pass_context
+def assign(ctx: click.Context, overlap: int, assessors: str, n_pairs: int, stratum: str | None, seed: int) -> None:
+    """Have OVERLAP assessors judge the same pairs, for a seeded random sample of the unlabeled pool.
+
+    Each sampled pair goes to OVERLAP of the assessors, in rotation so that the work is even.
+    `qrelkit judge` shows every assessor their own assignments first, and hides the other
+    assessors' grades on those pairs until they have judged them (blind). `qrelkit agreement`
+    then measures how far they agree."""
+    import random
+
+    names = list(dict.fromkeys(a.strip() for a in assessors.split(",") if a.strip()))
+    if len(names) < overlap:
+        raise UsageError(f"--overlap {overlap} needs at least {overlap} assessors, got {len(names)}")
+    store = _store(ctx)
+    if stratum is not None and stratum not in {s.name for s in store.strata()}:
+        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    stratum_of = {q.id: q.stratum for q in store.queries()}
+    pool = [
+        (e.query_id, e.doc_id)
+        for e in store.unlabeled_pool()
+        if stratum is None or stratum_of.get(e.query_id) == stratum
+    ]
+    if not pool:
+        raise UsageError("the pool has no unlabeled pair to assign", "pool runs first: `qrelkit pool RUN --depth K`")
+    sample = sorted(random.Random(seed).sample(pool, min(n_pairs, len(pool))))
+    rows = [(q, d, names[(i + j) % len(names)]) for i, (q, d) in enumerate(sample) for j in range(overlap)]
+    added = store.assign(rows)
+    per = {n: sum(1 for *_, a in rows if a == n) for n in names}
+    out.print(
+        f"assigned {len(sample)} pairs to {overlap} assessors each ({added} new assignments): "
+        + ", ".join(f"{n} {k}" for n, k in per.items())
     )
 
 

@@ -374,6 +374,20 @@ class AgreementStats(_Model):
     """`A|B` (names sorted) -> Cohen's kappa with linear weights over the pairs both graded."""
 
 
+class Disagreement(_Model):
+    """A pair whose assessors' latest grades differ and that no one adjudicated yet."""
+
+    query_id: str
+    doc_id: str
+    votes: dict[str, int]
+    """Assessor -> grade."""
+    notes: dict[str, str] = Field(default_factory=dict)
+    distance: int
+    """Highest grade minus lowest."""
+    priority: float
+    """Distance x the pair's queue impact (the distance alone when no runs were pooled)."""
+
+
 class AgreementReport(_Model):
     """What `qrelkit agreement --format json` writes."""
 

@@ -22,6 +22,7 @@ from .errors import InputError, StoreError, VersionError
 from .formats.trec import QrelRecord
 from .models import (
     DEFAULT_STRATUM,
+    Disagreement,
     DocState,
     Document,
     GoldenSetInfo,
@@ -754,6 +755,67 @@ class Store:
     def labels(self, query_id: str | None = None) -> list[Label]:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]
+
+    def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
+        """Assign (query, doc) pairs to assessors; returns how many assignments were new."""
+        now = _now()
+        with self.transaction():
+            before = self.conn.total_changes
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO assignments(query_id, doc_id, assessor, created) VALUES (?, ?, ?, ?)",
+                [(q, d, a, now) for q, d, a in rows],
+            )
+            return self.conn.total_changes - before
+
+    def pending_assignments(self, assessor: str) -> list[tuple[str, str]]:
+        """Pairs assigned to `assessor` that they have not judged yet (no event of theirs)."""
+        sql = (
+            "SELECT a.query_id, a.doc_id FROM assignments a WHERE a.assessor = ? AND NOT EXISTS "
+            "(SELECT 1 FROM judgments j WHERE j.query_id = a.query_id AND j.doc_id = a.doc_id AND j.assessor = ?) "
+            "ORDER BY a.query_id, a.doc_id"
+        )
+        return [(q, d) for q, d in self.conn.execute(sql, [assessor, assessor])]
+
+    def disagreements(self) -> list[Disagreement]:
+        """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
+        distance times queue impact (the impact the pair would have were it unlabeled)."""
+        from .scoring.impact import IMPACT_METRICS, impact_scores
+
+        found = []
+        for (q, d), (votes, adjudicated) in self.votes().items():
+            graded = {v.assessor: v.grade for v in votes if v.state == "graded" and v.grade is not None}
+            if adjudicated is None and len(set(graded.values())) > 1:
+                notes = {v.assessor: v.note for v in votes if v.note}
+                found.append((q, d, graded, notes))
+        if not found:
+            return []
+        disputed = {(q, d) for q, d, _, _ in found}
+        labels: dict[str, dict[str, int]] = {}
+        for q, d, g in self.label_rows():
+            if (q, d) not in disputed:
+                labels.setdefault(q, {})[d] = g
+        impacts = impact_scores(
+            [(q, d) for q, d, _, _ in found],
+            self.stored_runs(),
+            labels,
+            max_grade=self.scale.max_grade,
+            strata=dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall()),
+            weights={s.name: s.weight for s in self.strata()},
+            metrics=IMPACT_METRICS,
+            relevance_threshold=self.scale.relevance_threshold,
+        )
+        items = [
+            Disagreement(
+                query_id=q,
+                doc_id=d,
+                votes=graded,
+                notes=notes,
+                distance=max(graded.values()) - min(graded.values()),
+                priority=(max(graded.values()) - min(graded.values())) * impact,
+            )
+            for (q, d, graded, notes), impact in zip(found, impacts, strict=True)
+        ]
+        return sorted(items, key=lambda x: (-x.priority, -x.distance, x.query_id, x.doc_id))
 
     def agreement_units(self) -> tuple[dict[tuple[str, str], dict[str, int]], dict[tuple[str, str], int]]:
         """(pair -> {assessor: grade} of the graded votes, pair -> skip votes) over the whole log."""

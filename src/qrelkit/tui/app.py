@@ -8,6 +8,7 @@ from textual import work
 from textual.app import App
 
 from ..storage import Store
+from .adjudication import AdjudicationScreen
 from .judging import JudgingScreen
 from .query_list import QueryListScreen
 from .state import Session
@@ -28,10 +29,12 @@ class JudgeApp(App[None]):
         query: str | None = None,
         order: str = "impact",
         seed: int = 0,
+        adjudicate: bool = False,
     ) -> None:
         super().__init__()
         self.session = Session(store=store, assessor=assessor, stratum=stratum, order=order, seed=seed)
         self.start_query = query
+        self.adjudicate = adjudicate
         self._ticks = 0
 
     CHECKPOINT_SECONDS = 2.0
@@ -39,8 +42,11 @@ class JudgeApp(App[None]):
 
     def on_mount(self) -> None:
         self.title = f"{self.session.store.name} · {self.session.assessor}"
-        self.push_screen(QueryListScreen(self.session))
-        if self.start_query is not None:
+        if self.adjudicate:
+            self.push_screen(AdjudicationScreen(self.session))
+        else:
+            self.push_screen(QueryListScreen(self.session))
+        if self.start_query is not None and not self.adjudicate:
             self.push_screen(JudgingScreen(self.session, self.start_query))
         # keystroke latency: commits never stop to checkpoint the WAL (a worker does, every few
         # seconds), and the objects made at startup are left out of the garbage collector's scans

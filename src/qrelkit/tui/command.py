@@ -33,9 +33,16 @@ def _login() -> str | None:
     help="Judging order of documents and next queries (see `qrelkit queue`).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
+@click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
 @click.pass_context
 def judge(
-    ctx: click.Context, assessor: str | None, stratum: str | None, query_id: str | None, order: str, seed: int
+    ctx: click.Context,
+    assessor: str | None,
+    stratum: str | None,
+    query_id: str | None,
+    order: str,
+    seed: int,
+    adjudicate: bool,
 ) -> None:
     """Judge documents in a terminal UI: 0-3 grade, s skip, u clear, n/p move, e note, ? keys."""
     from .app import JudgeApp  # textual loads only for this command
@@ -50,6 +57,6 @@ def judge(
         if stratum is not None and stratum not in {s.name for s in store.strata()}:
             raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
         who = assessor or default_assessor(dict(os.environ), _login())
-        JudgeApp(store, who, stratum=stratum, query=query_id, order=order, seed=seed).run()
+        JudgeApp(store, who, stratum=stratum, query=query_id, order=order, seed=seed, adjudicate=adjudicate).run()
     finally:
         store.close()

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from ..models import DocState, Judgment, JudgmentState, LabelState, Query
+from ..models import DocState, Document, Judgment, JudgmentState, LabelState, Query
 from .help import HelpScreen
 from .next_query import NextQueryScreen
 from .note import NoteScreen
@@ -27,6 +27,20 @@ STOPWORDS = frozenset(
 def query_terms(text: str) -> list[str]:
     """Words of the query worth highlighting in a document."""
     return [w for w in dict.fromkeys(re.findall(r"[A-Za-z0-9_]+", text.lower())) if w not in STOPWORDS and len(w) > 1]
+
+
+def document_body(doc_id: str, doc: Document | None, query_text: str) -> Text:
+    """A document's id, title and text, with the query's terms highlighted."""
+    body = Text()
+    body.append(doc_id, style="bold")
+    if doc is None:
+        body.append("\n(document text not in the store)", style="dim italic")
+    else:
+        if doc.title:
+            body.append(f"  {doc.title}", style="bold cyan")
+        body.append("\n\n" + doc.text)
+    body.highlight_words(query_terms(query_text), style="bold yellow on grey23", case_sensitive=False)
+    return body
 
 
 class JudgingScreen(Screen[None]):
@@ -72,7 +86,8 @@ class JudgingScreen(Screen[None]):
         """Read the query and its queue (others' labels included); start at the first unlabeled."""
         store = self.session.store
         self.query_model = store.query(self.query_id)
-        self.docs = self.session.order_docs(self.query_id, store.queue(self.query_id))
+        docs = store.queue(self.query_id, assessor=self.session.assessor, blind=True)
+        self.docs = self.session.order_docs(self.query_id, docs)
         first = next((i for i, d in enumerate(self.docs) if d.state is LabelState.UNLABELED), 0)
         self.position = first
         self.touched = False
@@ -108,21 +123,14 @@ class JudgingScreen(Screen[None]):
             return
         doc_state = self.docs[self.position]
         doc = self.session.store.document(doc_state.doc_id)
-        body = Text()
-        body.append(f"{doc_state.doc_id}", style="bold")
-        if doc is None:
-            body.append("\n(document text not in the store)", style="dim italic")
-        else:
-            if doc.title:
-                body.append(f"  {doc.title}", style="bold cyan")
-            body.append("\n\n" + doc.text)
-        body.highlight_words(query_terms(q.text), style="bold yellow on grey23", case_sensitive=False)
-        text.update(body)
+        text.update(document_body(doc_state.doc_id, doc, q.text))
         self.query_one("#document", VerticalScroll).scroll_home(animate=False)
         label.update(self._label_line(doc_state))
         self.shown_at = time.monotonic()
 
     def _label_line(self, d: DocState) -> str:
+        if d.blind:
+            return "[b]unlabeled[/b] [dim]· assigned to you and others: their grades stay hidden until you judge[/dim]"
         if d.state is LabelState.UNLABELED:
             return "[b]unlabeled[/b]"
         when = (d.timestamp or "")[:16].replace("T", " ")
@@ -130,6 +138,14 @@ class JudgingScreen(Screen[None]):
         if d.state is LabelState.SKIPPED:
             return f"[b yellow]skipped[/b yellow] by {d.assessor} at {when}{note}"
         name = self.session.scale.name_of(d.grade or 0)
+        if d.adjudicated:
+            return f"[b green]grade {d.grade} ({name})[/b green] adjudicated{note}"
+        if d.votes:
+            votes = ", ".join(f"{a} {g}" for a, g in sorted(d.votes.items()))
+            return (
+                f"[b green]grade {d.grade} ({name})[/b green] [yellow]votes {votes}[/yellow] "
+                f"[dim](resolved by {self.session.store.label_policy})[/dim]{note}"
+            )
         return f"[b green]grade {d.grade} ({name})[/b green] by {d.assessor} at {when}{note}"
 
     # -- judging ----------------------------------------------------------------------------
@@ -160,14 +176,19 @@ class JudgingScreen(Screen[None]):
         )
         self.session.record(event)  # one transaction, WAL, synchronous=FULL
         label = {JudgmentState.GRADED: LabelState.GRADED, JudgmentState.SKIPPED: LabelState.SKIPPED}
-        self.docs[self.position] = DocState(
-            doc_id=d.doc_id,
-            state=label.get(state, LabelState.UNLABELED),
-            grade=grade,
-            assessor=self.session.assessor if state is not JudgmentState.CLEARED else None,
-            timestamp=event.timestamp.isoformat() if state is not JudgmentState.CLEARED else None,
-            note=note,
-        )
+        others = d.assessor not in (None, self.session.assessor)
+        if d.votes or d.blind or d.adjudicated or others:  # other assessors' votes: show what it resolves to
+            fresh = {x.doc_id: x for x in self.session.store.queue(self.query_id, assessor=self.session.assessor)}
+            self.docs[self.position] = fresh.get(d.doc_id, d)
+        else:
+            self.docs[self.position] = DocState(
+                doc_id=d.doc_id,
+                state=label.get(state, LabelState.UNLABELED),
+                grade=grade,
+                assessor=self.session.assessor if state is not JudgmentState.CLEARED else None,
+                timestamp=event.timestamp.isoformat() if state is not JudgmentState.CLEARED else None,
+                note=note,
+            )
         if advance:
             after = [i for i in range(self.position + 1, len(self.docs)) if self.docs[i].state is LabelState.UNLABELED]
             before = [i for i in range(self.position) if self.docs[i].state is LabelState.UNLABELED]

@@ -63,6 +63,15 @@ class Session:
                 if reader is not self.store:  # an in-memory store is its own reader
                     reader.close()
         items = store.ordered_queue(self.order, seed=self.seed, stratum=self.stratum)
+        # this assessor's own assignments first (in queue order where the queue has them)
+        mine = store.pending_assignments(self.assessor)
+        if mine:
+            rank = {(i.query_id, i.doc_id): n for n, i in enumerate(items)}
+            own = set(mine)
+            first = sorted(mine, key=lambda p: (rank.get(p, len(rank)), p))
+            items = [QueueItem(query_id=q, doc_id=d, priority=0.0, source="assigned") for q, d in first] + [
+                i for i in items if (i.query_id, i.doc_id) not in own
+            ]
         positions: dict[str, dict[str, int]] = {}
         for n, item in enumerate(items):
             positions.setdefault(item.query_id, {})[item.doc_id] = n

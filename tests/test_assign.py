@@ -1,0 +1,59 @@
+"""`qrelkit assign`, `qrelkit policy`, and the policy in frozen versions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import ROOT, Cli
+from qrelkit import versioning
+from qrelkit.storage import Store
+
+DEMO = ROOT / "goldensets" / "pydocs"
+
+
+def test_assign_overlap_rotates_assessors_over_a_seeded_sample(run_cli: Cli) -> None:
+    run_cli("import", "version", str(DEMO / "1.0"))
+    result = run_cli("assign", "--overlap", "2", "--assessors", "ann,bob,cy", "--pairs", "9", "--seed", "3")
+    assert "assigned 9 pairs to 2 assessors each (18 new assignments): ann 6, bob 6, cy 6" in result.output
+    with Store.open(run_cli.db) as s:
+        rows = s.conn.execute("SELECT query_id, doc_id, count(*) FROM assignments GROUP BY 1, 2").fetchall()
+        pool = {(e.query_id, e.doc_id) for e in s.unlabeled_pool()}
+        assert len(rows) == 9 and all(n == 2 for *_, n in rows)
+        assert {(q, d) for q, d, _ in rows} <= pool
+        assert len(s.pending_assignments("ann")) == 6
+    again = run_cli("assign", "--overlap", "2", "--assessors", "ann,bob,cy", "--pairs", "9", "--seed", "3")
+    assert "(0 new assignments)" in again.output  # the same seed picks the same pairs
+    bad = run_cli("assign", "--overlap", "3", "--assessors", "ann,bob", ok=False)
+    assert bad.exit_code == 2 and "needs at least 3 assessors" in bad.output
+
+
+def test_policy_is_set_shown_and_frozen(run_cli: Cli, tmp_path: Path) -> None:
+    run_cli("init", "--name", "p")
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\n")))
+    events = [
+        {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "ann"},
+        {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 3, "assessor": "bob"},
+    ]
+    run_cli("import", "judgments", str(run_cli.write("e.jsonl", "\n".join(map(json.dumps, events)))))
+    assert "label policy: median" in run_cli("policy").output
+    assert run_cli("export", "qrels").output == "q1 0 a 1\n"
+    run_cli("policy", "latest")
+    assert run_cli("export", "qrels").output == "q1 0 a 3\n"
+    run_cli("freeze", "p", "v1", "--out", str(tmp_path))
+    manifest = versioning.read_manifest(tmp_path / "p" / "v1")
+    assert manifest.label_policy == "latest"
+    assert (tmp_path / "p" / "v1" / "qrels.txt").read_text() == "q1 0 a 3\n"
+    # the version loads into a new store with its policy, and its log resolves to its qrels
+    other = run_cli.tmp / "other.db"
+    from click.testing import CliRunner
+
+    from qrelkit.cli import cli
+
+    loaded = CliRunner().invoke(cli, ["--db", str(other), "import", "version", str(tmp_path / "p" / "v1")])
+    assert loaded.exit_code == 0, loaded.output
+    with Store.open(other) as s:
+        assert s.label_policy == "latest" and [(x.doc_id, x.grade) for x in s.labels()] == [("a", 3)]
+    # judgments.jsonl keeps every assessor's events
+    kept = [json.loads(x)["assessor"] for x in (tmp_path / "p" / "v1" / "judgments.jsonl").read_text().splitlines()]
+    assert kept == ["ann", "bob"]

@@ -1,0 +1,82 @@
+"""Several assessors in the TUI: own assignments first, blind overlap, adjudication."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from qrelkit.formats import trec
+from qrelkit.models import Judgment, JudgmentState
+from qrelkit.storage import Store
+from qrelkit.tui.adjudication import AdjudicationScreen
+from qrelkit.tui.app import JudgeApp
+from qrelkit.tui.judging import JudgingScreen
+
+from .conftest import make_store
+
+
+def _grade(store: Store, q: str, d: str, who: str, g: int) -> None:
+    store.record(Judgment(query_id=q, doc_id=d, state=JudgmentState.GRADED, grade=g, assessor=who))
+
+
+def _export(store: Store) -> str:
+    import io
+
+    out = io.StringIO()
+    trec.write_qrels(store.labels(), out)
+    return out.getvalue()
+
+
+async def test_adjudicating_a_disagreement_changes_the_exported_label_and_keeps_both_events() -> None:
+    store = make_store()
+    _grade(store, "q2", "d3", "ann", 0)
+    _grade(store, "q2", "d3", "bob", 2)
+    assert "q2 0 d3 0\n" in _export(store)  # the lower median of 0 and 2
+    app = JudgeApp(store, "lead", adjudicate=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, AdjudicationScreen) and len(screen.items) == 1
+        votes = str(screen.query_one("#votes", Static).render())
+        assert "ann: 0" in votes and "bob: 2" in votes
+        await pilot.press("2")
+        assert "No disagreement left" in str(screen.query_one("#query", Static).render())
+    assert "q2 0 d3 2\n" in _export(store)
+    events = [(e.assessor, e.state.value, e.grade) for e in store.events("q2") if e.doc_id == "d3"]
+    assert events == [("ann", "graded", 0), ("bob", "graded", 2), ("lead", "adjudicated", 2)]
+    adjudication = [e for e in store.events("q2") if e.state is JudgmentState.ADJUDICATED][0]
+    assert adjudication.note == "adjudicated over ann 0, bob 2"
+    assert store.disagreements() == []
+
+
+async def test_disagreements_come_most_distant_first() -> None:
+    store = make_store()
+    _grade(store, "q2", "d3", "ann", 1)
+    _grade(store, "q2", "d3", "bob", 2)
+    _grade(store, "q2", "d5", "ann", 0)
+    _grade(store, "q2", "d5", "bob", 3)
+    assert [(x.doc_id, x.distance) for x in store.disagreements()] == [("d5", 3), ("d3", 1)]
+
+
+async def test_overlap_pairs_are_blind_and_come_first() -> None:
+    store = make_store()
+    store.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
+    _grade(store, "q2", "d5", "bob", 3)  # bob judged first; ann must not see his grade
+    app = JudgeApp(store, "ann")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # ann's assignment heads her queue, though q1 comes first in the list and in depth order
+        assert app.session.next_query() == "q2"
+        await pilot.press("down", "enter")  # open q2 from the list
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen) and screen.query_id == "q2"
+        screen.position = next(i for i, d in enumerate(screen.docs) if d.doc_id == "d5")
+        screen.refresh_view()
+        doc = screen.docs[screen.position]
+        assert doc.blind and doc.grade is None
+        line = str(screen.query_one("#label", Static).render())
+        assert "hidden" in line and "3" not in line
+        await pilot.press("1")
+        after = {d.doc_id: d for d in screen.docs}["d5"]
+        assert not after.blind and after.votes == {"ann": 1, "bob": 3}
+    # bob sees no blind pair: he has judged it
+    assert not {d.doc_id: d for d in store.queue("q2", assessor="bob", blind=True)}["d5"].blind
