@@ -200,3 +200,24 @@ def test_atomic_write_leaves_target_untouched_on_error(tmp_path: Path) -> None:
         raise RuntimeError("boom")
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_atomic_write_to_a_pipe_writes_through_and_keeps_the_pipe(tmp_path: Path) -> None:
+    """Renaming a temporary file over a device or a pipe would replace it (it once replaced
+    /dev/null when a benchmark passed `--out /dev/null`)."""
+    import os
+    import stat
+    import threading
+
+    from qrelkit.formats._io import atomic_write
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    with atomic_write(fifo) as out:
+        out.write("through the pipe\n")
+    reader.join(timeout=10)
+    assert got == ["through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)

@@ -170,9 +170,18 @@ def atomic_write(path: PathLike) -> Iterator[IO[str]]:
     """Write a text file to a temporary name beside `path`, fsync it, then rename it into place.
 
     If the block raises, the temporary file is removed and `path` is left as it was. A file that
-    cannot be written is an `InputError` naming it.
+    cannot be written is an `InputError` naming it. A target that exists and is not a regular
+    file (`/dev/null`, `/dev/stdout`, a named pipe) is written to directly: renaming over it
+    would replace the device or pipe with a file.
     """
     target = Path(path)
+    if target.exists() and not target.is_file() and not target.is_dir():
+        try:
+            with open(target, "w", encoding="utf-8", newline="\n") as direct:
+                yield direct
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
+        return
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
