@@ -80,7 +80,17 @@ def main() -> None:
     run_lines = sum(1 for _ in open(args.run, "rb"))
     gen_qrels = args.run.with_name("qrels.trec")
     wall, rss, code = measure(
-        [*QRELKIT, "score", str(args.run), "--qrels", str(gen_qrels), "--format", "json", "--out", os.devnull]
+        [
+            *QRELKIT,
+            "score",
+            str(args.run),
+            "--qrels",
+            str(gen_qrels),
+            "--format",
+            "json",
+            "--out",
+            str(DATA / "report.json"),
+        ]
     )
     results["score_run"] = {"lines": run_lines, "seconds": wall, "peak_mib": rss, "exit": code}
     print(f"score ({run_lines:,} run lines, with bounds): {wall:.1f} s, peak {rss:.0f} MiB, exit {code}")
