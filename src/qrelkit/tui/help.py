@@ -18,6 +18,7 @@ KEYS = [
     ("h", "in the query list: only queries with unlabeled documents"),
     ("d", "in the query list: the dashboard (latest saved comparison)"),
     ("esc", "back to the query list / close this"),
+    ("", "judge --adjudicate: 0 1 2 3 … settles the disagreement shown"),
     ("q", "quit (every judgment is already saved)"),
 ]
 
