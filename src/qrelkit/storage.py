@@ -135,12 +135,12 @@ _CURRENT = """(
                max(l.seq) AS seq, max(c.seq) AS cleared
         FROM (SELECT query_id, doc_id, assessor, state, grade, max(seq) AS seq FROM judgments
               WHERE 1 {where} GROUP BY query_id, doc_id, assessor) l
-        LEFT JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments
+        LEFT JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments INDEXED BY judgments_cleared
                    WHERE state = 'cleared' {where} GROUP BY query_id, doc_id) c
           ON c.query_id = l.query_id AND c.doc_id = l.doc_id
         GROUP BY l.query_id, l.doc_id
     ) v
-    LEFT JOIN (SELECT query_id, doc_id, grade, max(seq) AS seq FROM judgments
+    LEFT JOIN (SELECT query_id, doc_id, grade, max(seq) AS seq FROM judgments INDEXED BY judgments_adjudicated
                WHERE state = 'adjudicated' {where} GROUP BY query_id, doc_id) a
       ON a.query_id = v.query_id AND a.doc_id = v.doc_id AND a.seq > coalesce(v.cleared, 0)
 )"""
@@ -152,8 +152,11 @@ median, from per-grade vote counts). One scan of the covering index `judgments_v
 small partial indexes of clears and adjudications."""
 
 
-def _current(one_query: bool = False, *, policy: str = "median", max_grade: int = 3) -> str:
-    """The resolved state of every pair, or (`QUERY_PARAMS` `?` for the query id) of one query's."""
+def _current(one_query: bool = False, *, policy: str = "median", max_grade: int = 3, grades: bool = True) -> str:
+    """The resolved state of every pair, or (`QUERY_PARAMS` `?` for the query id) of one query's.
+    Without `grades`, the grade column is left NULL for disputed pairs (cheaper: for counts)."""
+    if not grades:
+        return _CURRENT.format(where="AND query_id = ?" if one_query else "", counts="", policy="NULL")
     valid = "l.state = 'graded' AND l.seq > coalesce(c.seq, 0)"
     counts = "".join(f"sum({valid} AND l.grade = {g}) AS c{g}, " for g in range(max_grade + 1))
     if policy == "latest":
@@ -588,7 +591,7 @@ class Store:
         strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
         known = {
             (q, d): state
-            for q, d, state in self.conn.execute(f"SELECT query_id, doc_id, state FROM {self._current()}")
+            for q, d, state in self.conn.execute(f"SELECT query_id, doc_id, state FROM {self._current(grades=False)}")
             if state in ("graded", "skipped")
         }
         pooled = {
@@ -830,8 +833,8 @@ class Store:
                 skipped[pair] = skips
         return units, skipped
 
-    def _current(self, one_query: bool = False) -> str:
-        return _current(one_query, policy=self.label_policy, max_grade=self.scale.max_grade)
+    def _current(self, one_query: bool = False, *, grades: bool = True) -> str:
+        return _current(one_query, policy=self.label_policy, max_grade=self.scale.max_grade, grades=grades)
 
     def label_rows(self, query_id: str | None = None) -> list[tuple[str, str, int]]:
         """`labels()` as (query, doc, grade) tuples: for bulk reads (a large set has ~10^6 labels,
@@ -863,7 +866,7 @@ class Store:
 
     def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
         one = query_id is not None
-        sql = f"SELECT query_id, doc_id FROM {self._current(one)} WHERE state = 'skipped'"
+        sql = f"SELECT query_id, doc_id FROM {self._current(one, grades=False)} WHERE state = 'skipped'"
         return [tuple(r) for r in self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else [])]
 
     def unlabeled_pool(self, query_id: str | None = None) -> list[PoolEntry]:
@@ -871,7 +874,7 @@ class Store:
         one = query_id is not None
         sql = (
             "SELECT p.query_id, p.doc_id, p.source, p.best_rank FROM pool p "
-            f"LEFT JOIN {self._current(one)} c "
+            f"LEFT JOIN {self._current(one, grades=False)} c "
             "ON c.query_id = p.query_id AND c.doc_id = p.doc_id "
             "WHERE (c.state IS NULL OR c.state = 'cleared')"
             + (" AND p.query_id = ?" if one else "")
@@ -952,7 +955,7 @@ class Store:
     def progress(self) -> list[QueryProgress]:
         """Every query with its labeled, skipped and unlabeled-pool counts, by query id."""
         sql = f"""
-            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state FROM {self._current()}),
+            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state FROM {self._current(grades=False)}),
             per AS (SELECT query_id, sum(state = 'graded') AS labeled, sum(state = 'skipped') AS skipped
                     FROM cur GROUP BY query_id),
             open AS (SELECT p.query_id, count(*) AS unlabeled FROM pool p
