@@ -26,6 +26,7 @@ from .formats import beir, jsonl, trec, tsv
 from .formats._io import atomic_write, read_blocks, read_text
 from .models import (
     DEFAULT_STRATUM,
+    QUEUE_ORDERS,
     Comparison,
     FileFingerprint,
     Fingerprint,
@@ -562,13 +563,7 @@ def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | 
 
 
 @cli.command()
-@click.option(
-    "--order",
-    type=click.Choice(["impact", "depth", "random"]),
-    default="impact",
-    show_default=True,
-    help="Queue order.",
-)
+@click.option("--order", type=click.Choice(QUEUE_ORDERS), default="impact", show_default=True, help="Queue order.")
 @click.option("--limit", type=click.IntRange(1), help="Show the first N pairs only.")
 @click.option("--stratum", help="Only pairs of this stratum's queries.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
@@ -900,15 +895,7 @@ def score(
     reports = [score_run(source, run, metric_text, queries, weights, per_query, bounds) for run in runs]
 
     text = render_reports(reports, fmt, per_query=per_query, min_coverage=min_coverage)
-    if out_path is None:
-        if fmt == "table":
-            out.print(text, end="")
-        else:
-            click.echo(text, nl=False)
-    else:
-        with atomic_write(out_path) as stream:
-            stream.write(text if fmt != "table" else Text.from_markup(text).plain)
-        err.print(f"wrote {out_path}")
+    _emit(text, fmt, out_path)
     if save:
         store = _store(ctx)
         for rep in reports:
@@ -965,6 +952,19 @@ def score_run(
         qrelkit_version=__version__,
     )
     return ev.report(fingerprint, per_query=per_query)
+
+
+def _emit(text: str, fmt: str, out_path: Path | None) -> None:
+    """Print a rendered report, or write it (a table as plain text) atomically to `out_path`."""
+    if out_path is None:
+        if fmt == "table":
+            out.print(text, end="")
+        else:
+            click.echo(text, nl=False)
+        return
+    with atomic_write(out_path) as stream:
+        stream.write(text if fmt != "table" else Text.from_markup(text).plain)
+    err.print(f"wrote {out_path}")
 
 
 def coverage_violations(reports: list[ScoreReport], threshold: float) -> list[str]:
@@ -1412,15 +1412,7 @@ def compare(
         text = render(comparison)
     else:
         text = _comparison_table(comparison)
-    if out_path is None:
-        if fmt == "table":
-            out.print(text, end="")
-        else:
-            click.echo(text, nl=False)
-    else:
-        with atomic_write(out_path) as stream:
-            stream.write(text if fmt != "table" else Text.from_markup(text).plain)
-        err.print(f"wrote {out_path}")
+    _emit(text, fmt, out_path)
     if mismatches:
         err.print("[bold yellow]compared despite:[/bold yellow] " + "; ".join(mismatches))
         err.print(f"over the {comparison.queries} queries both reports share")

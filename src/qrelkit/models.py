@@ -216,6 +216,10 @@ class RunCoverage(_Model):
     queries: list[QueryCoverage]
 
 
+QUEUE_ORDERS = ("impact", "depth", "random")
+"""Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`)."""
+
+
 class QueueItem(_Model):
     """An unlabeled pooled pair in judging order."""
 

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..models import PoolEntry, QueryCoverage, QueueItem, RunCoverage
+from ..models import QUEUE_ORDERS, PoolEntry, QueryCoverage, QueueItem, RunCoverage
 from .arrays import ABSENT, UNLABELED, Ranked
 from .kernels import compute
 from .measures import Measure, parse_measures
@@ -37,7 +37,7 @@ FloatArray = npt.NDArray[np.float64]
 IMPACT_METRICS = ("nDCG@10", "R@50")
 """The headline pair the queue narrows by default: the two tiles of a comparison."""
 
-ORDERS = ("impact", "depth", "random")
+ORDERS = QUEUE_ORDERS
 
 
 @dataclass(frozen=True)

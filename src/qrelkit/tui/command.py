@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import StoreError, UsageError
-from ..models import default_assessor
+from ..models import QUEUE_ORDERS, default_assessor
 from ..storage import Store
 
 
@@ -27,7 +27,7 @@ def _login() -> str | None:
 @click.option("--query", "query_id", help="Open this query's judging screen directly.")
 @click.option(
     "--order",
-    type=click.Choice(["impact", "depth", "random"]),
+    type=click.Choice(QUEUE_ORDERS),
     default="impact",
     show_default=True,
     help="Judging order of documents and next queries (see `qrelkit queue`).",
