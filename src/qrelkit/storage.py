@@ -845,19 +845,11 @@ class Store:
         )
         return self.conn.execute(sql, [query_id] * QUERY_PARAMS if one else []).fetchall()
 
-    def votes(
-        self, pairs: Iterable[tuple[str, str]] | None = None
-    ) -> dict[tuple[str, str], tuple[list[resolution.Vote], int | None]]:
-        """Each assessor's latest vote and the latest adjudicated grade, per pair (all pairs, or
-        the given ones)."""
-        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note FROM judgments"
-        if pairs is None:
-            rows = self.conn.execute(sql + " ORDER BY seq").fetchall()
-        else:
-            rows = []
-            for q, d in pairs:
-                rows += self.conn.execute(sql + " WHERE query_id = ? AND doc_id = ? ORDER BY seq", [q, d]).fetchall()
-            rows.sort()
+    def votes(self) -> dict[tuple[str, str], tuple[list[resolution.Vote], int | None]]:
+        """Each assessor's latest vote and the latest adjudicated grade, for every pair (reads
+        the whole log: for agreement and adjudication, not for the hot paths)."""
+        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note FROM judgments ORDER BY seq"
+        rows = self.conn.execute(sql).fetchall()
         events = (
             (seq, Judgment.model_construct(query_id=q, doc_id=d, state=JudgmentState(st), grade=g, assessor=a, note=n))
             for seq, q, d, st, g, a, n in rows
