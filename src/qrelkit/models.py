@@ -539,6 +539,8 @@ class DocState(_Model):
     adjudicated: bool = False
     blind: bool = False
     """Others' grades are hidden until this assessor has judged (overlap assignments)."""
+    shared: bool = False
+    """Assigned to several assessors (`qrelkit assign --overlap`)."""
 
 
 class QueryProgress(_Model):

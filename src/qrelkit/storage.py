@@ -905,28 +905,27 @@ class Store:
         ]
         votes = resolution.votes_of(events)
         times = {seq: ts for seq, _, _, _, _, ts, _ in rows}
-        hidden: set[str] = set()
-        if blind and assessor is not None:
-            hidden = {
-                d
-                for (d,) in self.conn.execute(
-                    "SELECT doc_id FROM assignments WHERE query_id = ? AND doc_id IN "
-                    "(SELECT doc_id FROM assignments WHERE query_id = ? AND assessor = ?) "
-                    "GROUP BY doc_id HAVING count(*) > 1",
-                    [query_id, query_id, assessor],
-                )
-            }
+        # overlap pairs: assigned to several assessors (for `blind`: among them `assessor`)
+        overlap = {
+            d: set(who.split("\x1f"))
+            for d, who in self.conn.execute(
+                "SELECT doc_id, group_concat(assessor, char(31)) FROM assignments WHERE query_id = ? "
+                "GROUP BY doc_id HAVING count(*) > 1",
+                [query_id],
+            )
+        }
+        hidden = {d for d, who in overlap.items() if assessor in who} if blind and assessor is not None else set()
         order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in events) if d not in set(pooled)]
         policy = self.label_policy
         out = []
         for d in dict.fromkeys(order):
             v, adjudicated = votes.get((query_id, d), ([], None))
             if d in hidden and adjudicated is None and not any(x.assessor == assessor for x in v):
-                out.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True))
+                out.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True, shared=True))
                 continue
             state, grade = resolution.resolve(v, adjudicated, policy)
             if state is LabelState.UNLABELED:
-                out.append(DocState(doc_id=d, state=state))
+                out.append(DocState(doc_id=d, state=state, shared=d in overlap))
                 continue
             last = max(v, key=lambda x: x.seq) if v else None
             graders = {x.assessor: x.grade for x in v if x.state == "graded" and x.grade is not None}
@@ -940,6 +939,7 @@ class Store:
                     note=last.note if last else None,
                     votes=graders if len(graders) > 1 else {},
                     adjudicated=adjudicated is not None,
+                    shared=d in overlap,
                 )
             )
         return out

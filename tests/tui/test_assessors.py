@@ -80,3 +80,19 @@ async def test_overlap_pairs_are_blind_and_come_first() -> None:
         assert not after.blind and after.votes == {"ann": 1, "bob": 3}
     # bob sees no blind pair: he has judged it
     assert not {d.doc_id: d for d in store.queue("q2", assessor="bob", blind=True)}["d5"].blind
+
+
+async def test_clear_is_refused_on_an_overlap_pair() -> None:
+    store = make_store()
+    store.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
+    _grade(store, "q2", "d5", "bob", 3)
+    _grade(store, "q2", "d5", "ann", 1)
+    app = JudgeApp(store, "ann", query="q2")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen)
+        screen.position = next(i for i, d in enumerate(screen.docs) if d.doc_id == "d5")
+        before = len(store.events("q2"))
+        await pilot.press("u")
+        assert len(store.events("q2")) == before  # nothing recorded: bob's vote is not erased
+    assert {d.doc_id: d.votes for d in store.queue("q2")}["d5"] == {"ann": 1, "bob": 3}

@@ -215,7 +215,20 @@ class JudgingScreen(Screen[None]):
         self.judge(JudgmentState.SKIPPED)
 
     def action_clear(self) -> None:
-        self.judge(JudgmentState.CLEARED, advance=False)  # stay: a label is cleared to judge it again
+        """Clear the pair back to unlabeled (stay: a label is cleared to judge it again). A clear
+        resets every assessor's vote, so on a pair assigned to several assessors it is refused."""
+        if self.docs:
+            d = self.docs[self.position]
+            if d.shared:
+                self.notify(
+                    "Several assessors judge this pair: a clear would erase their votes too. "
+                    "Press a grade to change yours; disagreements are settled with judge --adjudicate.",
+                    title="not cleared",
+                    severity="warning",
+                    timeout=6,
+                )
+                return
+        self.judge(JudgmentState.CLEARED, advance=False)
 
     def action_move(self, step: int) -> None:
         self.touched = True
