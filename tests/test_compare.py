@@ -254,3 +254,21 @@ def test_save_keeps_the_comparison_in_the_store(run_cli: Cli) -> None:
     with Store.open(run_cli.db) as s:
         ((name, _, body),) = s.latest_reports("comparison")
     assert name == "bm25.run vs bm25-title.run" and json.loads(body)["resamples"] == 500
+
+
+def test_per_stratum_and_weighted_intervals() -> None:
+    """One stratum carries the whole change: its interval excludes 0, the other's is [0, 0]; the
+    weighted delta's stratified interval contains the weighted delta."""
+    rng = np.random.default_rng(4)
+    diffs = np.concatenate([rng.normal(0.1, 0.05, size=20), np.zeros(20)])
+    a, b = _pair(diffs)
+    strata = {f"q{i}": ("head" if i < 20 else "tail") for i in range(40)}
+    a = a.model_copy(update={"query_strata": strata, "stratum_weights": {"head": 3.0, "tail": 1.0}})
+    c = paired.compare(a, b, resamples=4000, seed=2).metrics["nDCG@10"]
+    head, tail = c.by_stratum["head"], c.by_stratum["tail"]
+    assert head.ci95 is not None and head.ci95[0] > 0 and head.ci95[0] <= head.delta <= head.ci95[1]
+    assert tail.ci95 == (0.0, 0.0) and tail.delta == 0
+    assert c.weighted_delta == pytest.approx(0.75 * head.delta)
+    assert c.weighted_ci95 is not None and c.weighted_ci95[0] < c.weighted_delta < c.weighted_ci95[1]
+    # the weighted interval is the head interval scaled by its weight (tail contributes nothing)
+    assert c.weighted_ci95 == pytest.approx((0.75 * head.ci95[0], 0.75 * head.ci95[1]), abs=0.01)

@@ -1471,10 +1471,19 @@ def _comparison_lines(console: Console, c: Comparison, colour: dict[str, str]) -
     console.print(table)
     strata = sorted({s for m in c.metrics.values() for s in m.by_stratum})
     if len(strata) > 1:
-        st = Table("stratum", "n", *[f"{t} B - A" for t in (c.headline, c.recall)], title="per stratum")
+
+        def cell(delta: float | None, ci: tuple[float, float] | None) -> str:
+            if delta is None:
+                return "-"
+            return f"{delta:+.4f}" + (f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "")
+
+        tiles = (c.metrics[c.headline], c.metrics[c.recall])
+        st = Table("stratum", "n", *[f"{t} B - A [95% CI]" for t in (c.headline, c.recall)], title="per stratum")
         for s in strata:
-            h, r = c.metrics[c.headline].by_stratum.get(s), c.metrics[c.recall].by_stratum.get(s)
-            st.add_row(s, str(h.n if h else 0), *[f"{x.delta:+.4f}" if x else "-" for x in (h, r)])
+            subs = [t.by_stratum.get(s) for t in tiles]
+            n = subs[0].n if subs[0] else 0
+            st.add_row(s, str(n), *[cell(x.delta, x.ci95) if x else "-" for x in subs])
+        st.add_row("[bold]traffic-weighted[/bold]", "", *[cell(t.weighted_delta, t.weighted_ci95) for t in tiles])
         console.print(st)
     for name, m in c.metrics.items():
         if m.warning:

@@ -406,6 +406,8 @@ class StratumDelta(_Model):
     n: int
     delta: float
     """Mean of candidate - baseline over the stratum's queries."""
+    ci95: tuple[float, float] | None = None
+    """Bootstrap interval over the stratum's queries alone (wide for a small stratum)."""
     wins: int
     losses: int
 
@@ -430,6 +432,8 @@ class MetricComparison(_Model):
     by_stratum: dict[str, StratumDelta]
     weighted_delta: float | None
     """Sum over strata of traffic weight x stratum delta, weights renormalised over strata with queries."""
+    weighted_ci95: tuple[float, float] | None = None
+    """Stratified bootstrap interval of the weighted delta (queries resampled within their stratum)."""
     coverage_a: float | None
     coverage_b: float | None
     delta_bounds: tuple[float, float] | None

@@ -31,7 +31,7 @@ h2 { font-size: 15px; margin: 32px 0 10px; font-weight: 600; }
 .tile { border: 1px solid var(--line); border-radius: 8px; padding: 16px 18px; }
 .tile h3 { margin: 0; font-size: 13px; color: var(--muted); font-weight: 600; }
 .tile .delta { font-size: 34px; font-weight: 600; margin: 4px 0 0; font-variant-numeric: tabular-nums; }
-.tile .ci { color: var(--muted); font-variant-numeric: tabular-nums; }
+.tile .ci, td .ci { color: var(--muted); font-variant-numeric: tabular-nums; }
 .tile dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; margin: 12px 0 0; }
 .tile dt { color: var(--muted); } .tile dd { margin: 0; font-variant-numeric: tabular-nums; }
 .up { color: var(--up); } .down { color: var(--down); } .flat { color: var(--fg); }
@@ -59,6 +59,18 @@ def _f(x: float | None, digits: int = 4, sign: bool = False) -> str:
     if x is None:
         return "–"
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def _ci(ci: tuple[float, float] | None) -> str:
+    return f'<br><small class="ci">[{ci[0]:+.3f}, {ci[1]:+.3f}]</small>' if ci else ""
+
+
+def _stratum_cell(m: MetricComparison, stratum: str) -> str:
+    sub = m.by_stratum.get(stratum)
+    if sub is None:
+        return "<td>–</td>"
+    colour = "down" if sub.ci95 and sub.ci95[1] < 0 else "up" if sub.ci95 and sub.ci95[0] > 0 else ""
+    return f"<td class='{colour}'>{_f(sub.delta, sign=True)}{_ci(sub.ci95)}</td>"
 
 
 def _tile(name: str, role: str, m: MetricComparison) -> str:
@@ -159,10 +171,7 @@ def render(c: Comparison) -> str:
     names = list(c.metrics)
     stratum_rows = "".join(
         f"<tr><td>{escape(s)}</td><td>{h.by_stratum[s].n if s in h.by_stratum else 0}</td>"
-        + "".join(
-            f"<td>{_f(c.metrics[n].by_stratum[s].delta, sign=True) if s in c.metrics[n].by_stratum else '–'}</td>"
-            for n in names
-        )
+        + "".join(_stratum_cell(c.metrics[n], s) for n in names)
         + "</tr>"
         for s in strata
     )
@@ -204,7 +213,7 @@ relevance threshold {fp.relevance_threshold} · qrelkit {escape(fp.qrelkit_versi
 <h2>Every metric</h2>
 <table><tr><th>metric</th><th>A</th><th>B</th><th>B − A</th><th>95% CI</th><th>p</th><th>W/T/L</th>
 <th>weighted Δ</th><th>coverage A</th><th>coverage B</th></tr>{rows}</table>
-<h2>Per stratum (B − A)</h2>
+<h2>Per stratum (B − A, 95% bootstrap interval within the stratum)</h2>
 <table><tr><th>stratum</th><th>n</th>{"".join(f"<th>{escape(n)}</th>" for n in names)}</tr>
 {stratum_rows}{weighted_row}</table>
 <h2>Per query</h2>

@@ -64,6 +64,36 @@ def randomization_p(diffs: FloatArray, resamples: int, rng: np.random.Generator)
     return (count + 1) / (resamples + 1), False
 
 
+def stratified_ci(
+    diffs: FloatArray, strata: Sequence[str], weights: dict[str, float], resamples: int, seed: int
+) -> tuple[dict[str, list[tuple[float, float]]], list[tuple[float, float]] | None]:
+    """Per stratum, the bootstrap interval of each metric's mean difference over that stratum's
+    queries; and the interval of the traffic-weighted delta, resampling within each stratum."""
+    rng = np.random.default_rng([seed, 2])
+    names = sorted(set(strata))
+    column = np.array(strata)
+    means: dict[str, FloatArray] = {}
+    for s in names:
+        sub = diffs[:, column == s]
+        n = sub.shape[1]
+        draws = np.empty((diffs.shape[0], resamples))
+        step = max(1, _CELLS // max(n, 1))
+        for start in range(0, resamples, step):
+            k = min(step, resamples - start)
+            draws[:, start : start + k] = sub[:, rng.integers(0, n, size=(k, n))].mean(axis=2)
+        means[s] = draws
+    by = {
+        s: [(float(a), float(b)) for a, b in zip(*np.percentile(means[s], [2.5, 97.5], axis=1), strict=True)]
+        for s in names
+    }
+    total = sum(max(weights.get(s, 0.0), 0.0) for s in names)
+    if total <= 0:
+        return by, None
+    mix = sum(max(weights.get(s, 0.0), 0.0) / total * means[s] for s in names)
+    lo, hi = np.percentile(mix, [2.5, 97.5], axis=1)
+    return by, [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
+
+
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
@@ -222,9 +252,18 @@ def compare(
     matrix = np.vstack(diffs)
     lo, hi = bootstrap_ci(matrix, resamples, np.random.default_rng([seed, 0]))
     p, exact = randomization_p(matrix, resamples, np.random.default_rng([seed, 1]))
+    by_stratum, weighted = stratified_ci(matrix, [strata.get(q, "default") for q in queries], weights, resamples, seed)
     for i, m in enumerate(names):
         c = results[m].model_copy(
-            update={"ci95": (float(lo[i]), float(hi[i])), "p_value": float(p[i]), "p_exact": exact}
+            update={
+                "ci95": (float(lo[i]), float(hi[i])),
+                "p_value": float(p[i]),
+                "p_exact": exact,
+                "weighted_ci95": weighted[i] if weighted is not None else None,
+                "by_stratum": {
+                    s: sd.model_copy(update={"ci95": by_stratum[s][i]}) for s, sd in results[m].by_stratum.items()
+                },
+            }
         )
         results[m] = c.model_copy(update={"warning": _warning(c)})
     code, text = diagnose(headline, results[headline], recall, results[recall])
