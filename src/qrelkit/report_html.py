@@ -45,6 +45,9 @@ figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 
 figcaption { color: var(--muted); font-size: 12px; margin-bottom: 6px; }
 svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 .legend span { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin: 0 4px 0 10px; }
+table.strata { font-size: 12.5px; }
+table.strata th, table.strata td { padding: 5px 6px; }
+.scroll { overflow-x: auto; }
 code, .fp { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 .fp { display: grid; grid-template-columns: auto 1fr; gap: 2px 14px; color: var(--muted); }
 .fp b { color: var(--fg); font-weight: 500; }
@@ -177,7 +180,10 @@ def render(c: Comparison) -> str:
     )
     weighted_row = (
         "<tr><td><b>traffic-weighted</b></td><td></td>"
-        + "".join(f"<td><b>{_f(c.metrics[n].weighted_delta, sign=True)}</b></td>" for n in names)
+        + "".join(
+            f"<td><b>{_f(c.metrics[n].weighted_delta, sign=True)}</b>{_ci(c.metrics[n].weighted_ci95)}</td>"
+            for n in names
+        )
         + "</tr>"
     )
     notes = "".join(f'<p class="warn">{escape(n)}: {escape(m.warning)}</p>' for n, m in c.metrics.items() if m.warning)
@@ -214,8 +220,9 @@ relevance threshold {fp.relevance_threshold} · qrelkit {escape(fp.qrelkit_versi
 <table><tr><th>metric</th><th>A</th><th>B</th><th>B − A</th><th>95% CI</th><th>p</th><th>W/T/L</th>
 <th>weighted Δ</th><th>coverage A</th><th>coverage B</th></tr>{rows}</table>
 <h2>Per stratum (B − A, 95% bootstrap interval within the stratum)</h2>
-<table><tr><th>stratum</th><th>n</th>{"".join(f"<th>{escape(n)}</th>" for n in names)}</tr>
-{stratum_rows}{weighted_row}</table>
+<div class="scroll"><table class="strata"><tr><th>stratum</th><th>n</th>
+{"".join(f"<th>{escape(n)}</th>" for n in names)}</tr>
+{stratum_rows}{weighted_row}</table></div>
 <h2>Per query</h2>
 <div class="plots">{plots}</div>
 <h2>Fingerprint</h2>
