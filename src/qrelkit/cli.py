@@ -754,10 +754,10 @@ def _golden_from_store(store: Store, version: str | None = None) -> Golden:
 
     info = store.info()
     queries = store.queries()
-    labels = store.labels()
+    labels = store.label_rows()
     digest = versioning.content_hash(info, queries, labels, versioning.documents_hash(store.documents()))
     return Golden(
-        labels=Columns.from_rows([(lab.query_id, lab.doc_id, lab.grade) for lab in labels], integer=True),
+        labels=Columns.from_rows(labels, integer=True),
         labels_hash=None,
         queries=[q.id for q in queries],
         strata={q.id: q.stratum for q in queries},

@@ -62,14 +62,16 @@ def documents_hash(docs: Iterable[Document]) -> str:
     return "sha256:" + h.hexdigest()
 
 
-def content_hash(info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[Label], docs_hash: str) -> str:
-    """The canonical content hash, prefixed `sha256:`."""
+def content_hash(
+    info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[tuple[str, str, int]], docs_hash: str
+) -> str:
+    """The canonical content hash, prefixed `sha256:`; `labels` as (query, doc, grade) rows."""
     body = {
         "scale": info.scale.model_dump(mode="json"),
         "strata": sorted([s.name, s.weight] for s in info.strata),
         "profiles": sorted((p.model_dump(mode="json") for p in info.profiles), key=lambda p: p["name"]),
         "queries": sorted([q.id, q.text, q.stratum, q.description] for q in queries),
-        "labels": sorted([lab.query_id, lab.doc_id, lab.grade] for lab in labels),
+        "labels": sorted([q, d, g] for q, d, g in labels),
         "documents": docs_hash,
     }
     return "sha256:" + hashlib.sha256(_canonical(body)).hexdigest()
@@ -99,7 +101,8 @@ class Snapshot:
     skipped: list[tuple[str, str]]
 
     def content_hash(self) -> str:
-        return content_hash(self.info, self.queries, self.labels, documents_hash(self.documents))
+        rows = ((lab.query_id, lab.doc_id, lab.grade) for lab in self.labels)
+        return content_hash(self.info, self.queries, rows, documents_hash(self.documents))
 
     def counts(self) -> dict[str, StratumCounts]:
         stratum_of = {q.id: q.stratum for q in self.queries}
