@@ -57,3 +57,34 @@ def test_policy_is_set_shown_and_frozen(run_cli: Cli, tmp_path: Path) -> None:
     # judgments.jsonl keeps every assessor's events
     kept = [json.loads(x)["assessor"] for x in (tmp_path / "p" / "v1" / "judgments.jsonl").read_text().splitlines()]
     assert kept == ["ann", "bob"]
+
+
+def test_assign_defaults_to_everyone_who_judged_here(run_cli: Cli) -> None:
+    from qrelkit.models import Judgment, JudgmentState
+
+    run_cli("import", "version", str(DEMO / "1.0"))
+    none = run_cli("assign", "--overlap", "2", ok=False)
+    assert none.exit_code == 2 and "0 judged in this store so far" in none.output  # imported events don't count
+    with Store.open(run_cli.db) as s:
+        for who in ("ann", "bob"):
+            s.record(Judgment(query_id="con-01", doc_id="x", state=JudgmentState.SKIPPED, assessor=who))
+    result = run_cli("assign", "--overlap", "2", "--pairs", "4")
+    assert "assigned 4 pairs to 2 assessors each (8 new assignments): ann 4, bob 4" in result.output
+
+
+def test_profile_needs_a_run(run_cli: Cli, tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    golden = str(DEMO / "1.0")
+    run_cli(
+        "score",
+        str(DEMO / "runs" / "bm25.run"),
+        "--golden",
+        golden,
+        "--format",
+        "json",
+        "--per-query",
+        "--out",
+        str(report),
+    )
+    result = run_cli("compare", str(report), str(report), "--profile", "x", ok=False)
+    assert result.exit_code == 2 and "--profile chooses what to score" in result.output

@@ -223,7 +223,7 @@ def policy(ctx: click.Context, set_to: str | None) -> None:
 
 @cli.command()
 @click.option("--overlap", type=click.IntRange(2), required=True, help="Assessors per sampled pair.")
-@click.option("--assessors", required=True, help="Comma-separated assessor names.")
+@click.option("--assessors", help="Comma-separated names [default: everyone who judged in this store].")
 @click.option("--pairs", "n_pairs", type=click.IntRange(1), default=50, show_default=True, help="Pairs to sample.")
 @click.option("--stratum", help="Sample only this stratum's pairs.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -237,10 +237,18 @@ def assign(ctx: click.Context, overlap: int, assessors: str, n_pairs: int, strat
     then measures how far they agree."""
     import random
 
-    names = list(dict.fromkeys(a.strip() for a in assessors.split(",") if a.strip()))
+    store = _store(ctx)
+    if assessors is None:
+        names = store.assessors()
+        if len(names) < overlap:
+            raise UsageError(
+                f"--overlap {overlap} needs {overlap} assessors; {len(names)} judged in this store so far",
+                "name them: --assessors ann,bob",
+            )
+    else:
+        names = list(dict.fromkeys(a.strip() for a in assessors.split(",") if a.strip()))
     if len(names) < overlap:
         raise UsageError(f"--overlap {overlap} needs at least {overlap} assessors, got {len(names)}")
-    store = _store(ctx)
     if stratum is not None and stratum not in {s.name for s in store.strata()}:
         raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
     stratum_of = {q.id: q.stratum for q in store.queries()}
@@ -1359,6 +1367,10 @@ def compare(
 
     reports: dict[str, ScoreReport] = {p.name: _read_report(p) for p in (a, b) if _is_report(p)}
     runs = [p for p in (a, b) if not _is_report(p)]
+    if profile and not runs:
+        raise UsageError(
+            "--profile chooses what to score: it needs a run file", "use --metrics to pick from the reports"
+        )
     scored: dict[Path, ScoreReport] = {}
     if runs:
         if golden and qrels:

@@ -759,6 +759,12 @@ class Store:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]
 
+    def assessors(self) -> list[str]:
+        """Everyone who judged in this store (events recorded here, not imported from a file)."""
+        return [
+            r[0] for r in self.conn.execute("SELECT DISTINCT assessor FROM judgments WHERE source IS NULL ORDER BY 1")
+        ]
+
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
         """Assign (query, doc) pairs to assessors; returns how many assignments were new."""
         now = _now()

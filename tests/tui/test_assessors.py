@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from textual.widgets import Static
 
 from qrelkit.formats import trec
@@ -96,3 +99,13 @@ async def test_clear_is_refused_on_an_overlap_pair() -> None:
         await pilot.press("u")
         assert len(store.events("q2")) == before  # nothing recorded: bob's vote is not erased
     assert {d.doc_id: d.votes for d in store.queue("q2")}["d5"] == {"ann": 1, "bob": 3}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+def test_adjudication_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
+    store = make_store()
+    store.record(
+        Judgment(query_id="q1", doc_id="d4", state=JudgmentState.GRADED, grade=0, assessor="ann", note="off topic")
+    )
+    _grade(store, "q1", "d4", "bob", 3)
+    assert snap_compare(JudgeApp(store, "lead", adjudicate=True), terminal_size=size)
