@@ -109,14 +109,21 @@ def runs(docs_path: str | None) -> None:
 
 
 def _pooled() -> dict[str, dict[str, tuple[int, str]]]:
-    """query -> doc -> (best rank, run) over both runs' top POOL_DEPTH."""
+    """query -> doc -> (best rank, run) over both runs' top POOL_DEPTH, in the order every measure
+    sees them (trec_eval's: score, then doc id descending), as `qrelkit pool` takes them. Version
+    1.0 was pooled by the files' rank column, which orders tied scores by id ascending: at rank 10
+    8 pairs differ."""
+    from qrelkit.formats.trec import read_run
+    from qrelkit.scoring.arrays import top_documents
+
     top: dict[str, dict[str, tuple[int, str]]] = {}
     for name in ("bm25", "bm25-title"):
-        for line in open(GOLDEN / "runs" / f"{name}.run", encoding="utf-8"):
-            qid, _, doc_id, rank, _, _ = line.split()
-            best = top.setdefault(qid, {}).get(doc_id)
-            if int(rank) <= POOL_DEPTH and (best is None or int(rank) < best[0]):
-                top[qid][doc_id] = (int(rank), name)
+        rows = ((r.query_id, r.doc_id, r.score) for r in read_run(GOLDEN / "runs" / f"{name}.run"))
+        for qid, docs in top_documents(rows, POOL_DEPTH).items():
+            for rank, doc_id in enumerate(docs, 1):
+                best = top.setdefault(qid, {}).get(doc_id)
+                if best is None or rank < best[0]:
+                    top[qid][doc_id] = (rank, name)
     return top
 
 
