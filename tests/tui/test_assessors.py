@@ -92,6 +92,8 @@ async def test_clear_is_refused_on_an_overlap_pair() -> None:
     _grade(store, "q2", "d5", "ann", 1)
     app = JudgeApp(store, "ann", query="q2")
     async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()  # the queue arrives and may reorder the documents
+        await pilot.pause()
         screen = app.screen
         assert isinstance(screen, JudgingScreen)
         screen.position = next(i for i, d in enumerate(screen.docs) if d.doc_id == "d5")
