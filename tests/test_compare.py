@@ -272,3 +272,18 @@ def test_per_stratum_and_weighted_intervals() -> None:
     assert c.weighted_ci95 is not None and c.weighted_ci95[0] < c.weighted_delta < c.weighted_ci95[1]
     # the weighted interval is the head interval scaled by its weight (tail contributes nothing)
     assert c.weighted_ci95 == pytest.approx((0.75 * head.ci95[0], 0.75 * head.ci95[1]), abs=0.01)
+
+
+def test_reports_over_other_queries_are_refused_then_compared_over_the_shared_ones(run_cli: Cli) -> None:
+    golden = str(DEMO / "1.0")
+    run_cli("import", "version", golden)
+    run_cli("profiles", "set", "nav", "--metrics", "nDCG@10,R@50", "--strata", "navigational")
+    full, nav = run_cli.tmp / "full.json", run_cli.tmp / "nav.json"
+    run = str(DEMO / "runs" / "bm25.run")
+    run_cli("score", run, "--metrics", "nDCG@10,R@50", "--format", "json", "--per-query", "--out", str(full))
+    run_cli("score", run, "--profile", "nav", "--format", "json", "--per-query", "--out", str(nav))
+    refused = run_cli("compare", str(full), str(nav), ok=False)
+    assert refused.exit_code == 2 and "the reports cover other queries (A 42, B 15, both 15)" in refused.output
+    allowed = run_cli("compare", str(full), str(nav), "--allow-mismatch", "--format", "json")
+    data = json.loads(allowed.output[: allowed.output.rindex("}") + 1])
+    assert data["queries"] == 15 and data["mismatches"] and data["diagnosis"] == "stable"

@@ -295,3 +295,16 @@ def test_the_queue_simulation_runs_and_orders_beat_random(tmp_path: Path) -> Non
         assert widths == sorted(widths, reverse=True)  # labels only ever narrow the bounds
     assert curves["impact"][-1]["width"] < curves["random"][-1]["width"]
     assert (tmp_path / "c.svg").read_text().startswith("<svg")
+
+
+def test_queue_of_one_stratum_and_status_per_query(run_cli: Cli) -> None:
+    _demo_labels_only(run_cli)
+    run_cli("pool", *map(str, RUNS), "--depth", "10")
+    nav = run_cli("queue", "--stratum", "navigational", "--format", "tsv").output.splitlines()
+    assert nav and all(line.startswith("nav-") for line in nav)
+    everything = run_cli("queue", "--format", "tsv").output.splitlines()
+    assert len(nav) < len(everything)
+    bad = run_cli("queue", "--stratum", "nope", ok=False)
+    assert bad.exit_code == 2 and "unknown stratum" in bad.output
+    table = run_cli("status", "--runs", str(RUNS[0]), "-k", "10", "--per-query").output
+    assert "every query" in table and table.count("nav-") >= 15
