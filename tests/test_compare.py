@@ -287,3 +287,25 @@ def test_reports_over_other_queries_are_refused_then_compared_over_the_shared_on
     allowed = run_cli("compare", str(full), str(nav), "--allow-mismatch", "--format", "json")
     data = json.loads(allowed.output[: allowed.output.rindex("}") + 1])
     assert data["queries"] == 15 and data["mismatches"] and data["diagnosis"] == "stable"
+
+
+def test_a_report_missing_a_per_query_value_is_one_line_not_a_traceback(run_cli: Cli) -> None:
+    golden = str(DEMO / "1.0")
+    report = run_cli.tmp / "r.json"
+    run_cli(
+        "score",
+        str(DEMO / "runs" / "bm25.run"),
+        "--golden",
+        golden,
+        "--format",
+        "json",
+        "--per-query",
+        "--out",
+        str(report),
+    )
+    data = json.loads(report.read_text())
+    del data["per_query"]["con-01"]["R@50"]  # edited by hand
+    edited = run_cli.write("edited.json", json.dumps(data))
+    result = run_cli("compare", str(report), str(edited), ok=False)
+    assert result.exit_code == 2
+    assert "report B has no per-query R@50 for query 'con-01'" in result.output

@@ -39,6 +39,7 @@ from .models import (
     Stratum,
     Summary,
 )
+from .resolution import POLICIES
 from .scoring.measures import DEFAULT_METRICS
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ def _store(ctx: click.Context, *, create: bool = False) -> Store:
 )
 @click.option(
     "--label-policy",
-    type=click.Choice(["median", "latest"]),
+    type=click.Choice(POLICIES),
     default="median",
     show_default=True,
     help="How disagreeing assessors resolve without adjudication.",
@@ -205,7 +206,7 @@ def init(ctx: click.Context, name: str, max_grade: int, threshold: int, label_po
 
 
 @cli.command()
-@click.argument("set_to", required=False, type=click.Choice(["median", "latest"]), metavar="[median|latest]")
+@click.argument("set_to", required=False, type=click.Choice(POLICIES), metavar="[median|latest]")
 @click.pass_context
 def policy(ctx: click.Context, set_to: str | None) -> None:
     """Show or set how disagreeing assessors' grades resolve when no one adjudicated.
@@ -249,8 +250,7 @@ def assign(ctx: click.Context, overlap: int, assessors: str, n_pairs: int, strat
         names = list(dict.fromkeys(a.strip() for a in assessors.split(",") if a.strip()))
     if len(names) < overlap:
         raise UsageError(f"--overlap {overlap} needs at least {overlap} assessors, got {len(names)}")
-    if stratum is not None and stratum not in {s.name for s in store.strata()}:
-        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    store.check_stratum(stratum)
     stratum_of = {q.id: q.stratum for q in store.queries()}
     pool = [
         (e.query_id, e.doc_id)
@@ -550,8 +550,7 @@ def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | 
     ids the store has no text for are reported, and pooled by id all the same.
     """
     store = _store(ctx)
-    if stratum is not None and stratum not in {s.name for s in store.strata()}:
-        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    store.check_stratum(stratum)
     lists = _read_run_lists(runs, depth)
     result = store.pool_runs(lists, depth=depth, paths=[str(p) for p in runs], stratum=stratum)
     err.print(
@@ -594,8 +593,7 @@ def queue(
     TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
     """
     store = _store(ctx)
-    if stratum is not None and stratum not in {s.name for s in store.strata()}:
-        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    store.check_stratum(stratum)
     items = store.ordered_queue(order, seed=seed, stratum=stratum, metrics=metrics)
     if limit is not None:
         items = items[:limit]
@@ -664,8 +662,7 @@ def agreement(ctx: click.Context, stratum: str | None, fmt: str) -> None:
 
     store = _store(ctx)
     strata = {q.id: q.stratum for q in store.queries()}
-    if stratum is not None and stratum not in set(strata.values()) | {s.name for s in store.strata()}:
-        raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+    store.check_stratum(stratum)
     units, skipped = store.agreement_units()
     if stratum is not None:
         units = {p: v for p, v in units.items() if strata.get(p[0]) == stratum}

@@ -1,9 +1,10 @@
 """The golden-set store: one SQLite file, the only module that imports sqlite-utils.
 
-Judgments are an append-only log (`judgments`); the current state of a pair is its latest event,
-derived by the `current_state` view, never stored twice. Every write is one explicit transaction
-(`BEGIN IMMEDIATE` ... `COMMIT`), the journal is WAL and `synchronous=FULL`, so a judgment that
-`record()` returned for is on disk. A failed import rolls back and leaves the store as it was.
+Judgments are an append-only log (`judgments`); the current label of a pair is derived from it
+(each assessor's latest event is a vote, see `resolution`) by the SQL in `_CURRENT`, never stored.
+Every write is one explicit transaction (`BEGIN IMMEDIATE` ... `COMMIT`), the journal is WAL and
+`synchronous=FULL`, so a judgment that `record()` returned for is on disk. A failed import rolls
+back and leaves the store as it was.
 """
 
 from __future__ import annotations
@@ -199,7 +200,13 @@ def _v5(db: sqlite_utils.Database) -> None:
         db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('label_policy', 'latest')")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite_utils.Database) -> None:
+    """Labels resolve from votes (`_CURRENT`): the latest-event view and its index are unused."""
+    db.execute("DROP VIEW current_state")
+    db.execute("DROP INDEX judgments_current")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 """Schema migrations; the store's `PRAGMA user_version` counts how many have run."""
 
 
@@ -402,6 +409,14 @@ class Store:
 
     def strata(self) -> list[Stratum]:
         return [Stratum(name=r["name"], weight=r["weight"]) for r in self._rows("SELECT * FROM strata ORDER BY name")]
+
+    def check_stratum(self, name: str | None) -> None:
+        """Refuse a stratum name that neither has a weight nor holds a query (None passes)."""
+        if name is None:
+            return
+        known = {r[0] for r in self.conn.execute("SELECT name FROM strata UNION SELECT stratum FROM queries")}
+        if name not in known:
+            raise StoreError(f"unknown stratum {name!r}", "see `qrelkit strata list`")
 
     def set_stratum(self, stratum: Stratum) -> None:
         with self.transaction():

@@ -37,8 +37,6 @@ FloatArray = npt.NDArray[np.float64]
 IMPACT_METRICS = ("nDCG@10", "R@50")
 """The headline pair the queue narrows by default: the two tiles of a comparison."""
 
-ORDERS = QUEUE_ORDERS
-
 
 @dataclass(frozen=True)
 class RunLists:
@@ -195,8 +193,8 @@ def order_queue(
     ranked it). `impact`: impact descending, ties in depth order; priority the impact. `random`:
     a permutation seeded by `seed`; priority 1 - position / N.
     """
-    if order not in ORDERS:
-        raise ScoringError(f"unknown queue order {order!r}", f"use one of {', '.join(ORDERS)}")
+    if order not in QUEUE_ORDERS:
+        raise ScoringError(f"unknown queue order {order!r}", f"use one of {', '.join(QUEUE_ORDERS)}")
     by_depth = sorted(
         range(len(entries)),
         key=lambda i: (entries[i].best_rank is None, entries[i].best_rank or 0, entries[i].query_id, entries[i].doc_id),

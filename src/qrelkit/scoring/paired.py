@@ -31,17 +31,22 @@ _CELLS = 4_000_000
 """Resample cells (queries x resamples) drawn at once."""
 
 
-def bootstrap_ci(diffs: FloatArray, resamples: int, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
-    """95% percentile interval of the mean of each row of `diffs` [metrics, queries], resampling
-    queries (columns) with replacement, the same resamples for every row."""
+def _resampled_means(diffs: FloatArray, resamples: int, rng: np.random.Generator) -> FloatArray:
+    """[metrics, resamples]: the mean of each row of `diffs` [metrics, queries] over queries
+    (columns) drawn with replacement, the same draws for every row, in blocks of bounded size."""
     m, n = diffs.shape
     means = np.empty((m, resamples))
     step = max(1, _CELLS // max(n, 1))
     for start in range(0, resamples, step):
         k = min(step, resamples - start)
-        idx = rng.integers(0, n, size=(k, n))
-        means[:, start : start + k] = diffs[:, idx].mean(axis=2)
-    lo, hi = np.percentile(means, [2.5, 97.5], axis=1)
+        means[:, start : start + k] = diffs[:, rng.integers(0, n, size=(k, n))].mean(axis=2)
+    return means
+
+
+def bootstrap_ci(diffs: FloatArray, resamples: int, rng: np.random.Generator) -> tuple[FloatArray, FloatArray]:
+    """95% percentile interval of the mean of each row of `diffs` [metrics, queries], resampling
+    queries (columns) with replacement, the same resamples for every row."""
+    lo, hi = np.percentile(_resampled_means(diffs, resamples, rng), [2.5, 97.5], axis=1)
     return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
 
 
@@ -72,16 +77,7 @@ def stratified_ci(
     rng = np.random.default_rng([seed, 2])
     names = sorted(set(strata))
     column = np.array(strata)
-    means: dict[str, FloatArray] = {}
-    for s in names:
-        sub = diffs[:, column == s]
-        n = sub.shape[1]
-        draws = np.empty((diffs.shape[0], resamples))
-        step = max(1, _CELLS // max(n, 1))
-        for start in range(0, resamples, step):
-            k = min(step, resamples - start)
-            draws[:, start : start + k] = sub[:, rng.integers(0, n, size=(k, n))].mean(axis=2)
-        means[s] = draws
+    means = {s: _resampled_means(diffs[:, column == s], resamples, rng) for s in names}
     by = {
         s: [(float(a), float(b)) for a, b in zip(*np.percentile(means[s], [2.5, 97.5], axis=1), strict=True)]
         for s in names
@@ -243,6 +239,14 @@ def compare(
                 f"{m} is not in both reports (they have {', '.join(shared) or 'no common metric'})",
                 "score both with it (--metrics), or choose the tiles with --headline / --recall",
             )
+    for side, report in (("A", a.per_query), ("B", b.per_query)):
+        for q in queries:
+            missing = [m for m in names if m not in report[q]]
+            if missing:
+                raise ScoringError(
+                    f"report {side} has no per-query {', '.join(missing)} for query {q!r}",
+                    "save the report again with `score --per-query`",
+                )
     strata = {**(a.query_strata or {}), **(b.query_strata or {})}
     weights = a.stratum_weights or b.stratum_weights
     results, diffs = {}, []

@@ -54,8 +54,7 @@ def judge(
     try:
         if query_id is not None and store.query(query_id) is None:
             raise StoreError(f"query {query_id!r} is not in the golden set", "see `qrelkit status`")
-        if stratum is not None and stratum not in {s.name for s in store.strata()}:
-            raise UsageError(f"unknown stratum {stratum!r}", "see `qrelkit strata list`")
+        store.check_stratum(stratum)
         who = assessor or default_assessor(dict(os.environ), _login())
         JudgeApp(store, who, stratum=stratum, query=query_id, order=order, seed=seed, adjudicate=adjudicate).run()
     finally:
