@@ -42,10 +42,6 @@ class Session:
 
     # -- the judging queue ------------------------------------------------------------------
 
-    @property
-    def queue_ready(self) -> bool:
-        return self._queue is not None
-
     def queue(self) -> list[QueueItem]:
         """The queue as last computed (computed now if no worker has yet)."""
         if self._queue is None:
