@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from qrelkit.formats import trec
+from qrelkit.formats.columns import Columns, hash_docs
 from qrelkit.scoring import trec_columns
 from qrelkit.scoring.arrays import rank, rank_columns
-from qrelkit.scoring.columns import Columns, hash_docs
 
 
 def _random_run(rnd: random.Random) -> str:

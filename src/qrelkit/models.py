@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -23,6 +23,34 @@ Identifier = Annotated[str, StringConstraints(min_length=1, max_length=1024, pat
 
 DEFAULT_STRATUM = "default"
 """The stratum of a query that names none."""
+
+LabelPolicy = Literal["median", "latest"]
+"""How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
+
+QueueOrder = Literal["impact", "depth", "random"]
+"""Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`)."""
+
+ReportKind = Literal["score", "comparison"]
+"""What a report saved in the store is: a score report or a comparison."""
+
+
+Direction = Literal["down", "up", "flat"]
+"""Where a paired delta went: its 95% interval lies below 0, above 0, or spans it."""
+
+
+class Diagnosis(StrEnum):
+    """What the two tiles of a comparison say together (see `scoring.paired.diagnose`)."""
+
+    STABLE = "stable"
+    """Neither tile moved."""
+    ORDERING = "ordering"
+    """The headline falls, recall holds: the reranker or fusion."""
+    UPSTREAM = "upstream"
+    """Both fall: analyzer, chunking, ingestion changed."""
+    EARLY_WARNING = "early_warning"
+    """Recall falls, the headline holds: an upstream problem is coming."""
+    IMPROVED = "improved"
+    """Nothing fell, something rose."""
 
 
 class _Model(BaseModel):
@@ -216,8 +244,7 @@ class RunCoverage(_Model):
     queries: list[QueryCoverage]
 
 
-QUEUE_ORDERS = ("impact", "depth", "random")
-"""Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`)."""
+QUEUE_ORDERS: tuple[QueueOrder, ...] = get_args(QueueOrder)
 
 
 class QueueItem(_Model):
@@ -248,7 +275,7 @@ class GoldenSetInfo(_Model):
     scale: GradeScale = Field(default_factory=GradeScale)
     strata: list[Stratum] = Field(default_factory=list)
     profiles: list[ScoringProfile] = Field(default_factory=list)
-    label_policy: Literal["median", "latest"] = "median"
+    label_policy: LabelPolicy = "median"
     """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
 
@@ -440,6 +467,11 @@ class MetricComparison(_Model):
     """The range unlabeled documents leave the delta in: [mean low_B - mean high_A, mean high_B - mean low_A]."""
     warning: str | None = None
 
+    @property
+    def direction(self) -> Direction:
+        """`down` ("falls") when the interval lies below 0, `up` ("rises") above it, else `flat`."""
+        return "down" if self.ci95[1] < 0 else "up" if self.ci95[0] > 0 else "flat"
+
 
 class Collision(_Model):
     """Two metrics with the same mean that still disagree query by query."""
@@ -465,8 +497,7 @@ class Comparison(_Model):
     seed: int
     headline: str
     recall: str
-    diagnosis: str
-    """`stable`, `ordering`, `upstream`, `early_warning` or `improved`."""
+    diagnosis: Diagnosis
     diagnosis_text: str
     metrics: dict[str, MetricComparison]
     collisions: list[Collision] = Field(default_factory=list)
@@ -499,7 +530,7 @@ class Manifest(_Model):
     scale: GradeScale
     strata: list[Stratum]
     profiles: list[ScoringProfile]
-    label_policy: Literal["median", "latest"] = "median"
+    label_policy: LabelPolicy = "median"
     """How disagreeing assessors' grades resolve in qrels.txt when no one adjudicated."""
     counts: dict[str, StratumCounts]
     """Stratum -> counts; the key `all` holds the totals."""

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import get_args
 
-from .models import Judgment, JudgmentState, LabelState
+from .models import Judgment, JudgmentState, LabelPolicy, LabelState
 
-POLICIES = ("median", "latest")
-DEFAULT_POLICY = "median"
+POLICIES: tuple[LabelPolicy, ...] = get_args(LabelPolicy)
+DEFAULT_POLICY: LabelPolicy = "median"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from .columns import Columns
+from ..formats.columns import Columns
 
 UNLABELED = -1
 ABSENT = -2

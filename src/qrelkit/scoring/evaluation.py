@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from .. import progress
 from ..errors import ScoringError
+from ..formats.columns import Columns, hash_docs
 from ..models import (
     DEFAULT_STRATUM,
     Fingerprint,
@@ -22,7 +23,6 @@ from ..models import (
 )
 from .aggregate import strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
-from .columns import Columns, hash_docs
 from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure, parse_measures
 

@@ -17,12 +17,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..models import Collision, Comparison, MetricComparison, QueryScore, ScoreReport, StratumDelta
+from ..models import Collision, Comparison, Diagnosis, MetricComparison, QueryScore, ScoreReport, StratumDelta
 from .measures import parse_measure
 
 FloatArray = npt.NDArray[np.float64]
 
-DIAGNOSES = ("stable", "ordering", "upstream", "early_warning", "improved")
+DIAGNOSES = tuple(Diagnosis)
 TIE = 1e-12
 """Per-query differences at most this large are ties."""
 SAME_MEAN = 5e-5
@@ -162,34 +162,34 @@ def _warning(c: MetricComparison) -> str | None:
 
 
 def falls(c: MetricComparison) -> bool:
-    return c.ci95[1] < 0
+    return c.direction == "down"
 
 
 def rises(c: MetricComparison) -> bool:
-    return c.ci95[0] > 0
+    return c.direction == "up"
 
 
-def diagnose(headline: str, h: MetricComparison, recall: str, r: MetricComparison) -> tuple[str, str]:
+def diagnose(headline: str, h: MetricComparison, recall: str, r: MetricComparison) -> tuple[Diagnosis, str]:
     """The two-tile diagnosis: (code, one sentence). "Falls" = the paired interval lies below 0."""
     hd = f"{headline} {h.delta:+.4f} [{h.ci95[0]:+.4f}, {h.ci95[1]:+.4f}]"
     rd = f"{recall} {r.delta:+.4f} [{r.ci95[0]:+.4f}, {r.ci95[1]:+.4f}]"
     if falls(h) and falls(r):
-        return "upstream", (
+        return Diagnosis.UPSTREAM, (
             f"Both tiles fell ({hd}; {rd}): something upstream of ranking changed (analyzer, chunking, ingestion)."
         )
     if falls(h):
-        return "ordering", (
+        return Diagnosis.ORDERING, (
             f"The headline fell while recall held ({hd}; {rd}): the candidates are still retrieved but "
             "ranked worse; look at the reranker or fusion."
         )
     if falls(r):
-        return "early_warning", (
+        return Diagnosis.EARLY_WARNING, (
             f"Recall fell while the headline held ({rd}; {hd}): an early warning of an upstream problem "
             "the headline does not show yet."
         )
     if rises(h) or rises(r):
-        return "improved", f"Nothing fell and at least one tile rose ({hd}; {rd})."
-    return "stable", f"Both tiles held ({hd}; {rd}): no change beyond sampling noise."
+        return Diagnosis.IMPROVED, f"Nothing fell and at least one tile rose ({hd}; {rd})."
+    return Diagnosis.STABLE, f"Both tiles held ({hd}; {rd}): no change beyond sampling noise."
 
 
 def _collisions(side: str, report: ScoreReport, names: Sequence[str], queries: Sequence[str]) -> list[Collision]:
