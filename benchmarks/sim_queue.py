@@ -26,8 +26,8 @@ import numpy as np
 
 from qrelkit.models import PoolEntry
 from qrelkit.scoring import evaluate
-from qrelkit.scoring.arrays import top_documents
-from qrelkit.scoring.impact import RunLists, impact_scores, order_queue, query_weights
+from qrelkit.scoring.arrays import RunLists, top_documents
+from qrelkit.scoring.impact import impact_scores, order_queue, query_weights
 
 SHARE = {"navigational": 0.15, "entity": 0.4, "how-to": 0.45}
 """Share of the queries in each stratum."""

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -11,6 +13,14 @@ from qrelkit.storage import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
+
+
+def one_report(text: str) -> dict[str, Any]:
+    """The one report of `score --format json` output (always `{"reports": [...]}`)."""
+    data = json.loads(text)
+    assert list(data) == ["reports"] and len(data["reports"]) == 1, list(data)
+    report: dict[str, Any] = data["reports"][0]
+    return report
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import Cli
+from conftest import Cli, one_report
 
 QUERIES = "q1\thow to sort a list\thow-to\nq2\tassert statement\tnav\n"
 
@@ -121,7 +121,7 @@ def test_gz_and_commented_runs_score_like_plain_ones(run_cli: Cli) -> None:
     gz = run_cli.tmp / "g.run.gz"
     gz.write_bytes(gzip.compress(plain.encode()))
     reports = [
-        json.loads(
+        one_report(
             run_cli("score", str(p), "--qrels", str(qrels), "--format", "json", "--metrics", "nDCG@10,RR,AP").output
         )
         for p in [*paths, gz]
@@ -141,3 +141,21 @@ def test_unwritable_outputs_are_one_line_errors(run_cli: Cli) -> None:
         result = run_cli(*args, ok=False)
         assert result.exit_code == 2, args
         assert "cannot write" in result.output and "Traceback" not in result.output
+
+
+def test_every_command_module_is_in_the_lazy_table() -> None:
+    """`qrelkit.cli.app.COMMANDS` names every command of every module of the CLI, and only them."""
+    import importlib
+    import pkgutil
+
+    import qrelkit.cli as package
+    from qrelkit.cli.app import COMMANDS
+
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name == "app":  # the table itself
+            continue
+        module = importlib.import_module(f"qrelkit.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", []):
+            found[command.name] = info.name
+    assert found == COMMANDS

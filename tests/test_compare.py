@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, Cli
+from conftest import ROOT, Cli, one_report
 from qrelkit.models import FileFingerprint, Fingerprint, MetricReport, QueryCounts, QueryScore, ScoreReport
 from qrelkit.scoring import paired
 from qrelkit.storage import Store
@@ -201,6 +201,23 @@ def test_two_metrics_with_the_same_mean_are_shown_to_disagree() -> None:
     assert not any(set(x.metrics) == {"P@5", "nDCG@10"} for x in c.collisions)
 
 
+def test_metrics_compare_under_their_canonical_names() -> None:
+    a, b = _pair(np.random.default_rng(4).normal(0.02, 0.1, size=20))
+    # a report written when values stayed under the name as typed (score --metrics NDCG@10,Recall@50)
+    old = {"nDCG@10": "NDCG@10", "R@50": "Recall@50"}
+    legacy = b.model_copy(
+        update={
+            "metrics": {old[m]: r for m, r in b.metrics.items()},
+            "per_query": {q: {old[m]: s for m, s in row.items()} for q, row in (b.per_query or {}).items()},
+        }
+    )
+    expected = paired.compare(a, b, seed=3)
+    for typed in (None, ["NDCG@10", "nDCG@10", "R@50"]):
+        c = paired.compare(a, legacy, metrics=typed, headline="NDCG@10", recall="Recall@50", seed=3)
+        assert set(c.metrics) == {"nDCG@10", "R@50"} and (c.headline, c.recall) == ("nDCG@10", "R@50")
+        assert c.metrics == expected.metrics and c.per_query == expected.per_query
+
+
 # -- the command on the bundled set ------------------------------------------------------------
 
 
@@ -252,8 +269,9 @@ def test_save_keeps_the_comparison_in_the_store(run_cli: Cli) -> None:
     runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
     run_cli("compare", *runs, "--save", "--resamples", "500")
     with Store.open(run_cli.db) as s:
-        ((name, _, body),) = s.latest_reports("comparison")
-    assert name == "bm25.run vs bm25-title.run" and json.loads(body)["resamples"] == 500
+        saved = s.latest_report("comparison")
+    assert saved is not None and saved.comparison is not None
+    assert saved.name == "bm25.run vs bm25-title.run" and saved.comparison.resamples == 500
 
 
 def test_per_stratum_and_weighted_intervals() -> None:
@@ -303,7 +321,7 @@ def test_a_report_missing_a_per_query_value_is_one_line_not_a_traceback(run_cli:
         "--out",
         str(report),
     )
-    data = json.loads(report.read_text())
+    data = one_report(report.read_text())
     del data["per_query"]["con-01"]["R@50"]  # edited by hand
     edited = run_cli.write("edited.json", json.dumps(data))
     result = run_cli("compare", str(report), str(edited), ok=False)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from qrelkit.models import Query
 from qrelkit.storage import Store
+from qrelkit.workflows.judging import documents
 
 WRITER = r"""
 import sys
@@ -45,5 +46,5 @@ def test_processes_write_concurrently_without_loss(tmp_path: Path) -> None:
     labels = {(x.doc_id): x.grade for x in again.labels()}
     # each writer's last event per document decides its label: doc i%50 last written at i = 100 + i%50
     assert labels == {f"p{k}-{d}": (100 + d) % 4 for k in range(3) for d in range(50)}
-    assert len(again.queue("q1")) == 150  # every assessor sees the others' labels
+    assert len(documents(again, "q1")) == 150  # every assessor sees the others' labels
     assert again.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

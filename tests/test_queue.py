@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +15,9 @@ import pytest
 from conftest import ROOT, Cli
 from qrelkit.models import Judgment, JudgmentState
 from qrelkit.scoring import evaluate
-from qrelkit.scoring.arrays import rank, top_documents
-from qrelkit.scoring.impact import expected_narrowing, grade_prior, impact_scores, query_weights, width_shares
+from qrelkit.scoring.arrays import RunLists, rank, top_documents
+from qrelkit.scoring.coverage import run_coverage
+from qrelkit.scoring.impact import _narrowing, grade_prior, impact_scores, query_weights, width_shares
 from qrelkit.scoring.measures import parse_measure
 from qrelkit.storage import Store
 
@@ -189,6 +192,16 @@ def test_status_runs_shows_coverage_and_holes(run_cli: Cli) -> None:
     assert missing.exit_code == 2 and "--runs needs run files" in missing.output
 
 
+def test_run_coverage_of_the_top_k_without_numpy() -> None:
+    run = RunLists("sys", {"h1": ["a", "b", "c"], "h2": ["x"]})
+    got = run_coverage(run, {"h1": "head", "h2": "head", "t1": "tail"}, {"h1": {"a": 2, "c": 0}}, 2)
+    assert [(q.query_id, q.retrieved, q.labeled) for q in got.queries] == [("h1", 2, 1), ("h2", 1, 0), ("t1", 0, 0)]
+    assert got.coverage == pytest.approx(0.25) and got.by_stratum == {"head": pytest.approx(0.25), "tail": None}
+    code = "import sys, qrelkit.scoring.coverage; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 # -- the impact formula ---------------------------------------------------------------------
 
 
@@ -211,7 +224,7 @@ def test_expected_narrowing_and_width_shares(seed: int, name: str) -> None:
     prior = grade_prior(list(labels.values()), max_grade)
     m = parse_measure(name)
     ranked = rank({"q": labels}, [("q", d, s) for d, s in run.items()], max_grade=max_grade)
-    got = expected_narrowing(ranked, m, 1, prior)[0]
+    got = _narrowing(ranked, m, 1, prior)[1][0]  # the expected narrowing at each position
     shares = width_shares(ranked, m, 1, prior)[0]
     order = top_documents([("q", d, s) for d, s in run.items()], len(run))["q"]
     before = _width(labels, run, name, max_grade)
@@ -242,8 +255,6 @@ def test_grade_prior_is_smoothed() -> None:
 
 
 def test_impact_sums_over_runs_and_weights_by_traffic() -> None:
-    from qrelkit.scoring.impact import RunLists
-
     labels = {"q": {"a": 1}, "r": {"a": 1}}  # u at rank 2 could outrank a: nDCG@2 is open
     one = RunLists("one", {"q": ["a", "u"], "r": ["a", "u"]})
     two = RunLists("two", {"q": ["a", "u"], "r": ["z", "y"]})

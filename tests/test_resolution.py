@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from qrelkit.models import Judgment, JudgmentState, LabelState, Query
 from qrelkit.resolution import Vote, resolve, resolve_events
 from qrelkit.storage import Store
+from qrelkit.workflows.judging import documents
 
 _EVENT = st.tuples(
     st.sampled_from(["a", "b"]),  # doc
@@ -36,7 +37,7 @@ def test_the_store_resolves_as_the_reference(events: list[tuple[str, str, Judgme
     labels = {(q, d): g for q, d, g in store.label_rows()}
     assert labels == {p: g for p, (s, g) in expected.items() if s is LabelState.GRADED}
     assert set(store.skipped()) == {p for p, (s, _) in expected.items() if s is LabelState.SKIPPED}
-    shown = {d.doc_id: (d.state, d.grade) for d in store.queue("q")}
+    shown = {d.doc_id: (d.state, d.grade) for d in documents(store, "q")}
     assert shown == {d: (s, g) for (_, d), (s, g) in expected.items()}
     store.close()
 

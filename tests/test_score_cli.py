@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import ROOT, Cli
-from qrelkit.schemas import SCHEMAS, drift, render
+from conftest import ROOT, Cli, one_report
+from qrelkit.formats.schemas import SCHEMAS, drift, render
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
 RUNS = [str(PYDOCS.parent / "runs" / "bm25.run"), str(PYDOCS.parent / "runs" / "bm25-title.run")]
@@ -30,7 +30,8 @@ def test_json_report_has_the_documented_keys_and_validates(run_cli: Cli) -> None
         "--metrics",
         "P@2,RR,nDCG@3",
     ).output
-    report = json.loads(out)
+    jsonschema.Draft202012Validator(json.loads(render(SCHEMAS["score-reports.schema.json"]))).validate(json.loads(out))
+    report = one_report(out)
     jsonschema.Draft202012Validator(json.loads(render(SCHEMAS["score-report.schema.json"]))).validate(report)
     assert set(report) >= {"fingerprint", "queries", "metrics", "per_query"}
     assert report["queries"] == {"evaluated": 3, "missing_from_run": 1, "run_only": 1, "no_relevant": 1}
@@ -72,7 +73,7 @@ def test_min_coverage_exits_1_naming_metric_and_stratum(run_cli: Cli) -> None:
 
 def test_profile_selects_metrics_and_strata(run_cli: Cli) -> None:
     out = run_cli("score", RUNS[0], "--golden", str(PYDOCS), "--profile", "palette", "--format", "json").output
-    report = json.loads(out)
+    report = one_report(out)
     assert list(report["metrics"]) == ["RR", "Success@1"]
     assert report["queries"]["evaluated"] == 15
     assert list(report["metrics"]["RR"]["by_stratum"]) == ["navigational"]
@@ -82,8 +83,8 @@ def test_profile_selects_metrics_and_strata(run_cli: Cli) -> None:
 
 def test_store_and_golden_folder_give_the_same_numbers(run_cli: Cli) -> None:
     run_cli("demo", "--keep", str(run_cli.db))
-    a = json.loads(run_cli("score", RUNS[0], "--format", "json").output)
-    b = json.loads(run_cli("score", RUNS[0], "--golden", str(PYDOCS), "--format", "json").output)
+    a = one_report(run_cli("score", RUNS[0], "--format", "json").output)
+    b = one_report(run_cli("score", RUNS[0], "--golden", str(PYDOCS), "--format", "json").output)
     assert a["metrics"] == b["metrics"]
     assert a["fingerprint"]["golden"]["content_hash"] == b["fingerprint"]["golden"]["content_hash"]
     w = a["metrics"]["nDCG@10"]
@@ -96,10 +97,10 @@ def test_jsonl_run_equals_trec_run(run_cli: Cli) -> None:
     qrels = run_cli.write("t.qrels", QRELS)
     lines = [{"query_id": f.split()[0], "doc_id": f.split()[2], "score": float(f.split()[4])} for f in RUN.splitlines()]
     jl = run_cli.write("t.jsonl", "\n".join(json.dumps(x) for x in lines))
-    trec_out = json.loads(
+    trec_out = one_report(
         run_cli("score", str(run_cli.write("t.run", RUN)), "--qrels", str(qrels), "--format", "json").output
     )
-    jl_out = json.loads(run_cli("score", str(jl), "--qrels", str(qrels), "--format", "json").output)
+    jl_out = one_report(run_cli("score", str(jl), "--qrels", str(qrels), "--format", "json").output)
     assert trec_out["metrics"] == jl_out["metrics"]
 
 
@@ -150,8 +151,8 @@ def test_exported_lines_validate_against_their_schemas(run_cli: Cli, tmp_path: P
 
 def test_no_bounds_gives_the_same_values_and_null_bounds(run_cli: Cli) -> None:
     args = ["score", RUNS[0], "--golden", str(PYDOCS), "--format", "json", "--per-query"]
-    with_bounds = json.loads(run_cli(*args).output)
-    without = json.loads(run_cli(*args, "--no-bounds").output)
+    with_bounds = one_report(run_cli(*args).output)
+    without = one_report(run_cli(*args, "--no-bounds").output)
     for name, m in with_bounds["metrics"].items():
         assert without["metrics"][name]["mean"] == m["mean"]
         assert without["metrics"][name]["coverage"] == m["coverage"]
@@ -164,7 +165,7 @@ def test_profiles_set_list_and_use(run_cli: Cli) -> None:
     run_cli("demo", "--keep", str(run_cli.db))
     run_cli("profiles", "set", "howto", "--metrics", "nDCG@5,R@20", "--strata", "how-to")
     assert "howto" in run_cli("profiles", "list").output
-    report = json.loads(run_cli("score", RUNS[0], "--profile", "howto", "--format", "json").output)
+    report = one_report(run_cli("score", RUNS[0], "--profile", "howto", "--format", "json").output)
     assert list(report["metrics"]) == ["nDCG@5", "R@20"] and report["queries"]["evaluated"] == 15
     bad = run_cli("profiles", "set", "x", "--metrics", "RR", "--strata", "nope", ok=False)
     assert bad.exit_code == 2 and "unknown strata: nope" in bad.output

@@ -8,12 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import qrelkit
 from oracle import trec_eval
 from qrelkit.errors import InputError, ScoringError
 from qrelkit.formats import trec
+from qrelkit.models import FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate
+from qrelkit.scoring.kernels import KERNELS
+from qrelkit.scoring.measures import SPECS, canonical_names, parse_measure, parse_measures
 
-PAIRS = {  # qrelkit name -> trec_eval name
+PAIRS = {  # qrelkit name (as written) -> trec_eval name
     "P@1": "P_1",
     "P@5": "P_5",
     "P@10": "P_10",
@@ -69,6 +73,7 @@ def compare(cases: list[tuple[dict[str, dict[str, int]], dict[str, dict[str, flo
         run.update({f"c{n}-{k}": v for k, v in r.items()})
     reference = trec_eval(qrels, run, TREC_MEASURES, level)
     ours = evaluate(qrels, run, list(PAIRS), relevance_threshold=level).per_query()
+    canonical = dict(zip(PAIRS, canonical_names(PAIRS), strict=True))  # values come under canonical names
     compared = 0
     for qid, values in ours.items():
         if qid not in reference:
@@ -77,7 +82,7 @@ def compare(cases: list[tuple[dict[str, dict[str, int]], dict[str, dict[str, flo
             assert all(v == 0.0 for v in values.values())
             continue
         for name, trec_name in PAIRS.items():
-            assert values[name] == pytest.approx(reference[qid][trec_name], abs=1e-9), (qid, name)
+            assert values[canonical[name]] == pytest.approx(reference[qid][trec_name], abs=1e-9), (qid, name)
             compared += 1
     assert not any(k.endswith("run-only") for k in ours)
     return compared
@@ -162,3 +167,67 @@ def test_exp_gain_and_per_measure_threshold() -> None:
 def test_bad_measure_names_are_refused(bad: str) -> None:
     with pytest.raises(ScoringError):
         evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, bad)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message", "hint"),
+    [
+        ("Foo@10", "unknown measure 'Foo@10'", "NAME[(param=value)][@k]"),
+        ("P", "P needs a cutoff, e.g. P@10", "NAME[(param=value)][@k]"),
+        ("Hit", "Hit needs a cutoff, e.g. Success@10", "NAME[(param=value)][@k]"),
+        ("Rprec@5", "Rprec takes no cutoff (its cutoff is R)", "NAME[(param=value)][@k]"),
+        ("P@0", "P@0: the cutoff must be at least 1", "NAME[(param=value)][@k]"),
+        ("nDCG(rel=2)@10", "nDCG(rel=2)@10: parameter 'rel=2' is not accepted", "rel=N (N >= 1) for P, R, Success"),
+        ("P(rel=0)@5", "P(rel=0)@5: parameter 'rel=0' is not accepted", "gain=exp|linear for nDCG"),
+        ("nDCG(gain=log)", "nDCG(gain=log): parameter 'gain=log' is not accepted", "gain=exp|linear for nDCG"),
+        ("MAP,AP", "AP and MAP are the same measure", "NAME[(param=value)][@k]"),
+    ],
+)
+def test_refusals_say_why_and_how(bad: str, message: str, hint: str) -> None:
+    with pytest.raises(ScoringError) as caught:
+        parse_measures(bad)
+    assert caught.value.message == message and hint in (caught.value.hint or "")
+
+
+def test_every_declared_family_has_a_kernel() -> None:
+    assert set(SPECS) == set(KERNELS)
+    assert all(spec.definition for spec in SPECS.values())
+    names = [name for spec in SPECS.values() for name in spec.names]
+    assert len(names) == len(set(names))  # no alias names two families
+
+
+ALIASES = {"MAP": "AP", "MRR": "RR", "Hit@3": "Success@3", "NDCG@10": "nDCG@10", "Recall@5": "R@5", "ndcg": "nDCG"}
+
+
+def test_aliases_report_under_their_canonical_names() -> None:
+    qrels = {"q": {"a": 2, "b": 1, "c": 0}}
+    run = {"q": {"c": 3.0, "a": 2.0, "x": 1.5, "b": 1.0}}
+    ev = qrelkit.evaluate(qrels, run, list(ALIASES), max_grade=2)  # the README entry point
+    same = evaluate(qrels, run, list(ALIASES.values()), max_grade=2)
+    assert [m.name for m in ev.measures] == list(ALIASES.values())
+    assert ev.per_query() == same.per_query() and set(ev.per_query()["q"]) == set(ALIASES.values())
+    fp = Fingerprint(
+        run=FileFingerprint(name="r", sha256="sha256:0"),
+        metrics=[m.name for m in ev.measures],
+        relevance_threshold=1,
+        max_grade=2,
+        qrelkit_version="t",
+    )
+    report = ev.report(fp, per_query=True)
+    assert list(report.metrics) == list(ALIASES.values()) == report.fingerprint.metrics
+    assert set((report.per_query or {})["q"]) == set(ALIASES.values())
+    assert report.metrics == same.report(fp, per_query=True).metrics
+
+
+def test_canonical_names() -> None:
+    assert parse_measure("Hit@3").name == "Success@3" and parse_measure("Hit@3").spelled == "Hit@3"
+    assert parse_measure("P( rel = 2 )@5").name == "P(rel=2)@5"
+    assert parse_measure("nDCG(gain=linear)@10").name == "nDCG@10"
+    assert parse_measure("NDCG(gain=exp)@10").name == "nDCG(gain=exp)@10"
+    assert parse_measure("MAP") == parse_measure("AP")  # the same measure, however written
+    # merging lists: repeats (in any spelling) drop silently, the order is kept
+    assert canonical_names("NDCG@10,R@50,nDCG@10,Hit@3") == ["nDCG@10", "R@50", "Success@3"]
+    assert canonical_names(["MAP", " ", "AP", "RR"]) == ["AP", "RR"]
+    assert canonical_names("") == []
+    with pytest.raises(ScoringError, match="unknown measure"):
+        canonical_names("nDCG@10,Foo")

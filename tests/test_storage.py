@@ -4,11 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from qrelkit import storage
 from qrelkit.errors import InputError
 from qrelkit.formats.trec import QrelRecord
 from qrelkit.models import Judgment, JudgmentState, Label, PoolEntry, Query
 from qrelkit.storage import Store
+from qrelkit.storage.schema import MIGRATIONS
+from qrelkit.workflows.judging import documents
 
 
 def _queries(store: Store, *ids: str) -> None:
@@ -90,22 +91,22 @@ def test_file_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:
     # a second connection sees the committed event: nothing was left in a transaction
     again = Store.open(tmp_path / "s.db")
     assert again.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
-    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == len(storage.MIGRATIONS)
+    assert again.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
 def test_load_version_is_one_transaction(tmp_path: Path, store: Store) -> None:
-    from qrelkit import versioning
+    from qrelkit.workflows import versions
 
     source = Store.memory()
     _queries(source, "q1")
     source.record(ev("q1", "a", JudgmentState.GRADED, 2))
-    versioning.freeze(source.snapshot(), tmp_path, "g", "1")
+    versions.freeze(source, tmp_path, "g", "1")
     folder = tmp_path / "g" / "1"
     with open(folder / "judgments.jsonl", "a") as fh:  # an event for an unknown query, on line 2
         fh.write('{"query_id": "q9", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n')
     before = store.counts()
     with pytest.raises(InputError, match="judgments.jsonl:2: query 'q9'"):
-        store.load_version(folder, check=False)
+        versions.load_version(store, folder, check=False)
     assert store.counts() == before
 
 
@@ -114,11 +115,9 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
 
     import sqlite_utils
 
-    from qrelkit import storage
-
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    storage.MIGRATIONS[0](sqlite_utils.Database(conn))
+    MIGRATIONS[0](sqlite_utils.Database(conn))
     conn.execute("PRAGMA user_version=1")
     conn.execute("INSERT INTO queries VALUES ('q1', 'x', 'default', NULL)")
     conn.execute(
@@ -127,8 +126,8 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     )
     conn.close()
     store = Store.open(path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(storage.MIGRATIONS)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     # judged before votes existed: the store keeps "the latest event wins"
     assert store.label_policy == "latest"
     assert store.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
-    assert store.queue("q1")[0].assessor == "bob"
+    assert documents(store, "q1")[0].assessor == "bob"

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import jsonschema
 
-from conftest import ROOT, Cli
+from conftest import ROOT, Cli, one_report
 from qrelkit import versioning
+from qrelkit.models import (
+    FileFingerprint,
+    Fingerprint,
+    MetricReport,
+    QueryChanges,
+    QueryCounts,
+    QueryScore,
+    ScoreReport,
+    Stratum,
+    VersionDiff,
+    WeightChange,
+)
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
 RUN = str(PYDOCS.parent / "runs" / "bm25.run")
@@ -145,7 +158,7 @@ def test_reports_with_other_metrics_or_thresholds_are_not_comparable(run_cli: Cl
     refused = run_cli("compare", str(a), str(b), ok=False)
     assert refused.exit_code == 2 and "cutoffs differ" in refused.output and "nDCG@20" in refused.output
     assert run_cli("compare", str(a), str(c)).exit_code == 0
-    report = json.loads(a.read_text())
+    report = one_report(a.read_text())
     assert report["fingerprint"]["golden"]["version"] == "1.0"
     assert report["fingerprint"]["golden"]["content_hash"] == versioning.read_manifest(PYDOCS).content_hash
 
@@ -159,3 +172,57 @@ def test_bad_report_is_an_input_error(run_cli: Cli) -> None:
 def test_a_golden_set_folder_instead_of_a_version_names_its_versions(run_cli: Cli) -> None:
     result = run_cli("score", RUN, "--golden", str(PYDOCS.parent), ok=False)
     assert result.exit_code == 2 and "holds versions 1.0" in result.output
+
+
+def _report(queries: list[str] | None, metrics: tuple[str, ...] = ("nDCG@10",)) -> ScoreReport:
+    summary = dict(n=1, mean=0.0, sd=0.0, se=0.0, ci95=(0.0, 0.0), coverage=1.0, bounds=None, exact=True)
+    return ScoreReport(
+        fingerprint=Fingerprint(
+            qrels=FileFingerprint(name="q.txt", sha256="sha256:q"),
+            run=FileFingerprint(name="r", sha256="sha256:r"),
+            metrics=list(metrics),
+            relevance_threshold=1,
+            max_grade=3,
+            qrelkit_version="t",
+        ),
+        queries=QueryCounts(evaluated=len(queries or []), missing_from_run=0, run_only=0, no_relevant=0),
+        metrics={m: MetricReport(**summary, weighted_mean=None, by_stratum={}) for m in metrics},
+        per_query=None
+        if queries is None
+        else {q: {m: QueryScore(value=0.5, coverage=1.0, bounds=None) for m in metrics} for q in queries},
+    )
+
+
+def test_comparability_names_reports_over_other_queries() -> None:
+    assert versioning.comparability(_report(["q1", "q2"]), _report(["q2", "q1"])) == []
+    assert versioning.comparability(_report(["q1", "q2", "q3"]), _report(["q2", "q4"])) == [
+        "the reports cover other queries (A 3, B 2, both 1)"
+    ]
+    # without per-query values on both sides there is nothing to check
+    assert versioning.comparability(_report(["q1"]), _report(None)) == []
+    both = versioning.comparability(_report(["q1"], ("nDCG@10",)), _report(["q2"], ("nDCG@20",)))
+    assert len(both) == 2 and "cutoffs differ" in both[0] and "other queries" in both[1]
+
+
+def test_diff_is_typed_and_its_json_keeps_from_and_to() -> None:
+    a = versioning.read(PYDOCS)
+    strata = [s for s in a.info.strata if s.name != "how-to"]
+    strata = [Stratum(name=s.name, weight=s.weight + 1) if s.name == "navigational" else s for s in strata]
+    b = dataclasses.replace(
+        a,
+        info=a.info.model_copy(update={"strata": [*strata, Stratum(name="new", weight=2.0)]}),
+        unlabeled=[],
+    )
+    d = versioning.diff(a, b, "pydocs/a", "pydocs/b")
+    old = {s.name: s.weight for s in a.info.strata}
+    assert d.strata == {
+        "how-to": WeightChange(from_weight=old["how-to"], to_weight=None),
+        "navigational": WeightChange(from_weight=old["navigational"], to_weight=old["navigational"] + 1),
+        "new": WeightChange(from_weight=None, to_weight=2.0),
+    }
+    assert d.coverage.to_coverage == 1.0 and d.coverage.from_coverage == 439 / (439 + 18)
+    assert d.queries == QueryChanges(added=[], removed=[], moved=[]) and d.labels.regraded == {}
+    data = json.loads(d.model_dump_json())
+    assert data["strata"]["new"] == {"from": None, "to": 2.0}
+    assert data["coverage"] == {"from": d.coverage.from_coverage, "to": 1.0}
+    assert VersionDiff.model_validate(data) == d  # the JSON reads back

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import get_args
+from typing import NamedTuple, get_args
 
 from .models import Judgment, JudgmentState, LabelPolicy, LabelState
 
@@ -35,7 +35,7 @@ class Vote:
 
 
 def resolve(
-    votes: Sequence[Vote], adjudicated: int | None, policy: str = DEFAULT_POLICY
+    votes: Sequence[Vote], adjudicated: int | None, policy: LabelPolicy = DEFAULT_POLICY
 ) -> tuple[LabelState, int | None]:
     """(state, grade) of a pair from each assessor's latest vote and the latest adjudicated grade."""
     if adjudicated is not None:
@@ -53,7 +53,14 @@ def resolve(
     return LabelState.UNLABELED, None
 
 
-def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], tuple[list[Vote], int | None]]:
+class PairVotes(NamedTuple):
+    """A pair's votes: each assessor's latest, and the latest adjudicated grade (None: none)."""
+
+    votes: list[Vote]
+    adjudicated: int | None
+
+
+def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], PairVotes]:
     """Pair -> (each assessor's latest vote, latest adjudicated grade) from (seq, event) in log order."""
     latest: dict[tuple[str, str], dict[str, Vote]] = {}
     adjudicated: dict[tuple[str, str], int | None] = {}
@@ -68,11 +75,16 @@ def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], tu
             latest.setdefault(pair, {})
             continue
         latest.setdefault(pair, {})[e.assessor] = Vote(e.assessor, e.state.value, e.grade, seq, e.note)
-    return {pair: (list(by.values()), adjudicated.get(pair)) for pair, by in latest.items()}
+    return {pair: PairVotes(list(by.values()), adjudicated.get(pair)) for pair, by in latest.items()}
 
 
 def resolve_events(
-    events: Iterable[Judgment], policy: str = DEFAULT_POLICY
+    events: Iterable[Judgment], policy: LabelPolicy = DEFAULT_POLICY
 ) -> dict[tuple[str, str], tuple[LabelState, int | None]]:
     """Every pair's resolved (state, grade) from a log in order."""
     return {pair: resolve(v, adj, policy) for pair, (v, adj) in votes_of(enumerate(events, 1)).items()}
+
+
+def graded_votes(votes: Iterable[Vote]) -> dict[str, int]:
+    """Assessor -> grade of the graded votes (skips and clears left out)."""
+    return {v.assessor: v.grade for v in votes if v.state == "graded" and v.grade is not None}

@@ -1,5 +1,5 @@
 """A judging process for the reliability tests: records judgments through the TUI's write path
-(`Session.record`: one committed transaction each) and prints `ack SEQ QUERY DOC GRADE` after
+(`JudgingSession.record`: one committed transaction each) and prints `ack SEQ QUERY DOC GRADE` after
 each one has returned, i.e. after it is on disk.
 
     python tests/reliability/writer.py DB ASSESSOR COUNT [--queries N] [--docs N]
@@ -12,7 +12,7 @@ import sys
 
 from qrelkit.models import Judgment, JudgmentState
 from qrelkit.storage import Store
-from qrelkit.tui.state import Session
+from qrelkit.workflows.judging import JudgingSession
 
 
 def main() -> None:
@@ -23,7 +23,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--docs", type=int, default=50)
     args = parser.parse_args()
-    session = Session(store=Store.open(args.db), assessor=args.assessor)
+    session = JudgingSession(Store.open(args.db), args.assessor)
     out = sys.stdout
     for i in range(args.count):
         q, d, grade = f"q{i % args.queries}", f"{args.assessor}-d{(i // args.queries) % args.docs}", i % 4

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
-from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query, Stratum
+from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query, QueueOrder, Stratum
 from qrelkit.storage import Store
+from qrelkit.tui.app import JudgeApp
+from qrelkit.workflows.judging import JudgingSession
 
 
 def make_store(path: str | None = None) -> Store:
@@ -43,7 +46,7 @@ def make_store(path: str | None = None) -> Store:
                     state=JudgmentState.GRADED,
                     grade=1,
                     assessor="bob",
-                    timestamp="2026-01-02T03:04:05Z",
+                    timestamp=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
                 ),
             )
         ],
@@ -57,3 +60,18 @@ def tiny_store() -> Iterator[Store]:
     store = make_store()
     yield store
     store.close()
+
+
+def judge_app(
+    store: Store,
+    assessor: str,
+    *,
+    stratum: str | None = None,
+    query: str | None = None,
+    order: QueueOrder = "impact",
+    seed: int = 0,
+    adjudicate: bool = False,
+) -> JudgeApp:
+    """`qrelkit judge` on `store`, as `assessor`."""
+    session = JudgingSession(store, assessor, stratum=stratum, order=order, seed=seed)
+    return JudgeApp(session, query=query, adjudicate=adjudicate)

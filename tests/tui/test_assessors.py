@@ -10,11 +10,11 @@ from textual.widgets import Static
 from qrelkit.formats import trec
 from qrelkit.models import Judgment, JudgmentState
 from qrelkit.storage import Store
-from qrelkit.tui.adjudication import AdjudicationScreen
-from qrelkit.tui.app import JudgeApp
-from qrelkit.tui.judging import JudgingScreen
+from qrelkit.tui.screens.adjudication import AdjudicationScreen
+from qrelkit.tui.screens.judging import JudgingScreen
+from qrelkit.workflows.judging import disagreements, documents
 
-from .conftest import make_store
+from .conftest import judge_app, make_store
 
 
 def _grade(store: Store, q: str, d: str, who: str, g: int) -> None:
@@ -34,7 +34,7 @@ async def test_adjudicating_a_disagreement_changes_the_exported_label_and_keeps_
     _grade(store, "q2", "d3", "ann", 0)
     _grade(store, "q2", "d3", "bob", 2)
     assert "q2 0 d3 0\n" in _export(store)  # the lower median of 0 and 2
-    app = JudgeApp(store, "lead", adjudicate=True)
+    app = judge_app(store, "lead", adjudicate=True)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
         assert isinstance(screen, AdjudicationScreen) and len(screen.items) == 1
@@ -47,7 +47,7 @@ async def test_adjudicating_a_disagreement_changes_the_exported_label_and_keeps_
     assert events == [("ann", "graded", 0), ("bob", "graded", 2), ("lead", "adjudicated", 2)]
     adjudication = [e for e in store.events("q2") if e.state is JudgmentState.ADJUDICATED][0]
     assert adjudication.note == "adjudicated over ann 0, bob 2"
-    assert store.disagreements() == []
+    assert disagreements(store) == []
 
 
 async def test_disagreements_come_most_distant_first() -> None:
@@ -56,14 +56,14 @@ async def test_disagreements_come_most_distant_first() -> None:
     _grade(store, "q2", "d3", "bob", 2)
     _grade(store, "q2", "d5", "ann", 0)
     _grade(store, "q2", "d5", "bob", 3)
-    assert [(x.doc_id, x.distance) for x in store.disagreements()] == [("d5", 3), ("d3", 1)]
+    assert [(x.doc_id, x.distance) for x in disagreements(store)] == [("d5", 3), ("d3", 1)]
 
 
 async def test_overlap_pairs_are_blind_and_come_first() -> None:
     store = make_store()
     store.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
     _grade(store, "q2", "d5", "bob", 3)  # bob judged first; ann must not see his grade
-    app = JudgeApp(store, "ann")
+    app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -82,7 +82,7 @@ async def test_overlap_pairs_are_blind_and_come_first() -> None:
         after = {d.doc_id: d for d in screen.docs}["d5"]
         assert not after.blind and after.votes == {"ann": 1, "bob": 3}
     # bob sees no blind pair: he has judged it
-    assert not {d.doc_id: d for d in store.queue("q2", assessor="bob", blind=True)}["d5"].blind
+    assert not {d.doc_id: d for d in documents(store, "q2", assessor="bob", blind=True)}["d5"].blind
 
 
 async def test_clear_is_refused_on_an_overlap_pair() -> None:
@@ -90,7 +90,7 @@ async def test_clear_is_refused_on_an_overlap_pair() -> None:
     store.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
     _grade(store, "q2", "d5", "bob", 3)
     _grade(store, "q2", "d5", "ann", 1)
-    app = JudgeApp(store, "ann", query="q2")
+    app = judge_app(store, "ann", query="q2")
     async with app.run_test(size=(100, 30)) as pilot:
         await app.workers.wait_for_complete()  # the queue arrives and may reorder the documents
         await pilot.pause()
@@ -100,7 +100,7 @@ async def test_clear_is_refused_on_an_overlap_pair() -> None:
         before = len(store.events("q2"))
         await pilot.press("u")
         assert len(store.events("q2")) == before  # nothing recorded: bob's vote is not erased
-    assert {d.doc_id: d.votes for d in store.queue("q2")}["d5"] == {"ann": 1, "bob": 3}
+    assert {d.doc_id: d.votes for d in documents(store, "q2")}["d5"] == {"ann": 1, "bob": 3}
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
@@ -110,4 +110,4 @@ def test_adjudication_snapshot(snap_compare: Any, size: tuple[int, int]) -> None
         Judgment(query_id="q1", doc_id="d4", state=JudgmentState.GRADED, grade=0, assessor="ann", note="off topic")
     )
     _grade(store, "q1", "d4", "bob", 3)
-    assert snap_compare(JudgeApp(store, "lead", adjudicate=True), terminal_size=size)
+    assert snap_compare(judge_app(store, "lead", adjudicate=True), terminal_size=size)

@@ -12,10 +12,11 @@ from qrelkit.models import Comparison, FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate, paired
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
-from qrelkit.tui.dashboard import DashboardScreen
-from qrelkit.tui.query_list import QueryListScreen
+from qrelkit.tui.screens.dashboard import DashboardScreen
+from qrelkit.tui.screens.judging import JudgingScreen
+from qrelkit.tui.screens.query_list import QueryListScreen
 
-from .conftest import make_store
+from .conftest import judge_app, make_store
 
 QRELS = {f"q{i}": {"r": 2, "s": 1, "n": 0} for i in range(12)}
 BASE = {q: {"r": 3.0, "n": 2.0, "s": 1.0} for q in QRELS}
@@ -26,7 +27,7 @@ def _report(name: str, run: dict[str, dict[str, float]]) -> Any:
     ev = evaluate(QRELS, run, "nDCG@10,R@50,P@1")
     fp = Fingerprint(
         run=FileFingerprint(name=name, sha256="sha256:0"),
-        metrics=[m.canonical for m in ev.measures],
+        metrics=[m.name for m in ev.measures],
         relevance_threshold=1,
         max_grade=2,
         qrelkit_version="t",
@@ -36,7 +37,7 @@ def _report(name: str, run: dict[str, dict[str, float]]) -> Any:
 
 def save_comparison(store: Store) -> Comparison:
     c = paired.compare(_report("base.run", BASE), _report("worse.run", WORSE), resamples=500)
-    store.save_report("comparison", "base.run vs worse.run", c.model_dump_json())
+    store.save_report(c, "base.run vs worse.run")
     store.conn.execute("UPDATE reports SET created = '2026-01-02T03:04:05+00:00'")
     return c
 
@@ -49,7 +50,7 @@ async def test_d_opens_the_dashboard_with_the_latest_comparison() -> None:
     store = make_store()
     c = save_comparison(store)
     assert c.diagnosis == "ordering"
-    app = JudgeApp(store, "ann")
+    app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         assert isinstance(app.screen, DashboardScreen)
@@ -63,7 +64,7 @@ async def test_d_opens_the_dashboard_with_the_latest_comparison() -> None:
 
 
 async def test_dashboard_without_reports_says_how_to_save_one() -> None:
-    app = JudgeApp(make_store(), "ann")
+    app = judge_app(make_store(), "ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         assert "compare A B --save" in _text(app, "#diagnosis")
@@ -72,8 +73,8 @@ async def test_dashboard_without_reports_says_how_to_save_one() -> None:
 async def test_dashboard_falls_back_to_the_latest_score_report() -> None:
     store = make_store()
     report = _report("base.run", BASE)
-    store.save_report("score", "base.run", report.model_dump_json())
-    app = JudgeApp(store, "ann")
+    store.save_report(report, "base.run")
+    app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         assert "no saved comparison" in _text(app, "#diagnosis")
@@ -90,4 +91,19 @@ async def _open(pilot: Pilot[None]) -> None:
 def test_dashboard_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
     store = make_store()
     save_comparison(store)
-    assert snap_compare(JudgeApp(store, "ann"), terminal_size=size, run_before=_open)
+    assert snap_compare(judge_app(store, "ann"), terminal_size=size, run_before=_open)
+
+
+async def test_a_screen_s_css_stays_on_that_screen() -> None:
+    """The dashboard docks its one-line key bar at the bottom; the judging screen's key bar, which
+    takes two lines at 80 columns, keeps them after the dashboard was shown."""
+    app = judge_app(make_store(), "ann", query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert isinstance(app.screen, JudgingScreen)
+        before = app.screen.query_one("#keys").size.height
+        await pilot.press("escape", "d")
+        assert isinstance(app.screen, DashboardScreen) and app.screen.query_one("#keys").size.height == 1
+        await pilot.press("escape", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, JudgingScreen)
+        assert before == 2 and app.screen.query_one("#keys").size.height == before

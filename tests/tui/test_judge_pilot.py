@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import DataTable
 
-from qrelkit.models import JudgmentState
+from qrelkit.models import JudgmentState, QueueOrder
 from qrelkit.storage import Store
-from qrelkit.tui.app import JudgeApp
-from qrelkit.tui.judging import JudgingScreen
-from qrelkit.tui.next_query import NextQueryScreen
-from qrelkit.tui.query_list import QueryListScreen
+from qrelkit.tui.modals.next_query import NextQueryScreen
+from qrelkit.tui.screens.judging import JudgingScreen
+from qrelkit.tui.screens.query_list import QueryListScreen
+from qrelkit.workflows.queue import ordered_queue
+
+from .conftest import judge_app
 
 
 def events(store: Store) -> list[tuple[str, str, str, int | None, str]]:
@@ -17,7 +20,7 @@ def events(store: Store) -> list[tuple[str, str, str, int | None, str]]:
 
 
 async def test_grades_skip_and_advance_commit_before_moving(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, JudgingScreen)
@@ -37,7 +40,7 @@ async def test_grades_skip_and_advance_commit_before_moving(tiny_store: Store) -
 
 
 async def test_next_query_is_offered_and_opened(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("1", "1", "1")
         assert isinstance(app.screen, NextQueryScreen)
@@ -49,7 +52,7 @@ async def test_next_query_is_offered_and_opened(tiny_store: Store) -> None:
 
 
 async def test_clear_records_an_event_and_stays(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # d2, bob's grade 1
         screen = app.screen
@@ -66,7 +69,7 @@ async def test_clear_records_an_event_and_stays(tiny_store: Store) -> None:
 
 
 async def test_moving_does_not_judge_and_stops_at_the_ends(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         before = len(tiny_store.events())
         screen = app.screen
@@ -81,7 +84,7 @@ async def test_moving_does_not_judge_and_stops_at_the_ends(tiny_store: Store) ->
 
 
 async def test_note_is_appended_with_the_current_grade(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("2", "p", "p")  # grade d1 (jumps to d3, the next unlabeled), come back to d1
         await pilot.press("e")
@@ -94,7 +97,7 @@ async def test_note_is_appended_with_the_current_grade(tiny_store: Store) -> Non
 
 
 async def test_grades_outside_the_scale_are_ignored(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         before = len(tiny_store.events())
         await pilot.press("7", "9")
@@ -102,7 +105,7 @@ async def test_grades_outside_the_scale_are_ignored(tiny_store: Store) -> None:
 
 
 async def test_help_shows_every_key(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann", query="q1")
+    app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         text = str(app.screen.query_one("Static").render())
@@ -113,14 +116,14 @@ async def test_help_shows_every_key(tiny_store: Store) -> None:
 
 
 async def test_query_list_counts_filters_and_opens(tiny_store: Store) -> None:
-    app = JudgeApp(tiny_store, "ann")
+    app = judge_app(tiny_store, "ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, QueryListScreen)
-        table = screen.query_one("DataTable")
+        table = screen.query_one("DataTable", DataTable)
         assert table.row_count == 2
         assert [str(c) for c in table.get_row("q1")[3:6]] == ["1", "0", "3"]
         await pilot.press("f")  # stratum: howto (sorted first)
@@ -141,15 +144,15 @@ async def test_query_list_counts_filters_and_opens(tiny_store: Store) -> None:
 
 @pytest.mark.parametrize("stratum", ["nav"])
 async def test_stratum_option_filters_the_list(tiny_store: Store, stratum: str) -> None:
-    app = JudgeApp(tiny_store, "ann", stratum=stratum)
+    app = judge_app(tiny_store, "ann", stratum=stratum)
     async with app.run_test(size=(80, 24)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen.query_one("DataTable").row_count == 1
+        assert app.screen.query_one("DataTable", DataTable).row_count == 1
 
 
 def _pool_two_runs(store: Store) -> None:
-    from qrelkit.scoring.impact import RunLists
+    from qrelkit.scoring.arrays import RunLists
 
     runs = [
         RunLists("a", {"q1": ["d3", "d1", "d2", "d4"], "q2": ["d5", "d3"]}),
@@ -159,13 +162,13 @@ def _pool_two_runs(store: Store) -> None:
 
 
 @pytest.mark.parametrize("order", ["impact", "depth", "random"])
-async def test_judging_follows_the_queue_order(tiny_store: Store, order: str) -> None:
+async def test_judging_follows_the_queue_order(tiny_store: Store, order: QueueOrder) -> None:
     _pool_two_runs(tiny_store)
-    queue = [(i.query_id, i.doc_id) for i in tiny_store.ordered_queue(order, seed=3)]
+    queue = [(i.query_id, i.doc_id) for i in ordered_queue(tiny_store, order, seed=3)]
     q1 = [d for q, d in queue if q == "q1"]
     if order == "impact":  # the orders really differ here: q2 has no label at all, so it comes first
         assert queue[0][0] == "q2" and q1 == ["d3", "d4", "d1"]
-    app = JudgeApp(tiny_store, "ann", query="q1", order=order, seed=3)
+    app = judge_app(tiny_store, "ann", query="q1", order=order, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await app.workers.wait_for_complete()  # the queue is computed in a worker at start
         await pilot.pause()
@@ -178,7 +181,33 @@ async def test_judging_follows_the_queue_order(tiny_store: Store, order: str) ->
         assert seen == q1
         assert isinstance(app.screen, NextQueryScreen)
         await pilot.press("enter")
-        screen = app.screen
-        assert isinstance(screen, JudgingScreen) and screen.query_id == "q2"
+        opened = app.screen
+        assert isinstance(opened, JudgingScreen) and opened.query_id == "q2"
         q2 = [d for q, d in queue if q == "q2"]
-        assert screen.docs[screen.position].doc_id == q2[0]
+        assert opened.docs[opened.position].doc_id == q2[0]
+
+
+async def test_answering_the_next_query_offer_recomputes_the_queue_once(
+    tiny_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judging screen asks the app (QueueStale); the app's one worker recomputes the queue."""
+    app = judge_app(tiny_store, "ann", query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        refresh = app.session.refresh_queue
+        calls: list[Store | None] = []
+
+        def counted(store: Store | None = None) -> None:
+            if store is None:  # a worker's call (it then recurses with a reader of its own)
+                calls.append(store)
+            refresh(store)
+
+        monkeypatch.setattr(app.session, "refresh_queue", counted)
+        await pilot.press("1", "1", "1")
+        assert isinstance(app.screen, NextQueryScreen) and calls == []
+        await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert calls == [None]  # once
+        assert isinstance(app.screen, JudgingScreen) and app.screen.query_id == "q2"

@@ -7,9 +7,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from qrelkit.tui.app import JudgeApp
-
-from .conftest import make_store
+from .conftest import judge_app, make_store
 
 SIZES = [(80, 24), (120, 36)]
 
@@ -21,12 +19,12 @@ async def _settle(pilot: Pilot[Any]) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_query_list(snap_compare: Any, size: tuple[int, int]) -> None:
-    assert snap_compare(JudgeApp(make_store(), "ann"), terminal_size=size, run_before=_settle)
+    assert snap_compare(judge_app(make_store(), "ann"), terminal_size=size, run_before=_settle)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_judging_screen(snap_compare: Any, size: tuple[int, int]) -> None:
-    assert snap_compare(JudgeApp(make_store(), "ann", query="q1"), terminal_size=size, run_before=_settle)
+    assert snap_compare(judge_app(make_store(), "ann", query="q1"), terminal_size=size, run_before=_settle)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -35,4 +33,4 @@ def test_judging_screen_on_a_labeled_document(snap_compare: Any, size: tuple[int
         await _settle(pilot)
         await pilot.press("n")
 
-    assert snap_compare(JudgeApp(make_store(), "ann", query="q1"), terminal_size=size, run_before=to_d2)
+    assert snap_compare(judge_app(make_store(), "ann", query="q1"), terminal_size=size, run_before=to_d2)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import io
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, cast
 
@@ -40,18 +41,82 @@ def display(path: PathLike) -> str:
     return os.fspath(path)
 
 
+class HashedPath(os.PathLike[str]):
+    """A path whose reads are hashed: each time a reader of this package opens it, the bytes that
+    read takes in (decompressed for `.gz`) feed a fresh sha256. So the read that parses a file
+    hashes it too, whichever reader it is (`read_lines`, `read_blocks`, or a format reader built
+    on them), and `sha256()` gives the hash of the latest read that reached the end of the file."""
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = Path(path)
+        self._last: _HashingReader | None = None
+
+    def __fspath__(self) -> str:
+        return os.fspath(self.path)
+
+    def __repr__(self) -> str:
+        return f"HashedPath({os.fspath(self.path)!r})"
+
+    def sha256(self) -> str:
+        """`sha256:<hex>` of the file's bytes, from the latest read that reached its end."""
+        last = self._last
+        if last is None or not last.done:
+            raise RuntimeError(f"{self.path} was not read to its end: its sha256 is unknown")
+        return "sha256:" + last.digest.hexdigest()
+
+
+class _HashingReader:
+    """A binary file that feeds what is read from it to a sha256 and notes reaching the end."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh = fh
+        self.fileobj = getattr(fh, "fileobj", None) or fh
+        """The file on disk (compressed for `.gz`): `_Meter` reports its position."""
+        self.digest = hashlib.sha256()
+        self.done = False
+
+    def _seen(self, data: bytes, size: int) -> bytes:
+        if data:
+            self.digest.update(data)
+        elif size != 0:
+            self.done = True
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._seen(self.fh.read(size), size)
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._seen(self.fh.readline(size), size)
+
+    def tell(self) -> int:
+        return self.fh.tell()
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self) -> _HashingReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _open_binary(path: PathLike) -> IO[bytes]:
+    """The file's bytes (decompressed for `.gz`); a `HashedPath` hashes what is read."""
     p = Path(path)
     if p.is_dir():
         raise InputError("is a folder, not a file", "name a file", path=display(path))
     try:
-        if p.suffix == ".gz":
-            return cast(IO[bytes], gzip.open(p, "rb"))
-        return open(p, "rb")  # closed by the caller's with-block
+        fh = cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" else open(p, "rb")
     except FileNotFoundError:
         raise InputError("no such file", "check the path", path=display(path)) from None
     except OSError as exc:
         raise InputError(f"cannot open: {exc.strerror}", path=display(path)) from None
+    if isinstance(path, HashedPath):
+        reader = _HashingReader(fh)
+        path._last = reader
+        return cast(IO[bytes], reader)
+    return fh  # closed by the caller's with-block
 
 
 class _Meter:
@@ -121,9 +186,9 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
         meter.tick(final=True)
 
 
-def read_blocks(path: PathLike, size: int = 1 << 22) -> Iterator[bytes]:
+def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, None]:
     """The file's bytes (decompressed for `.gz`) in blocks of about `size` that end at a line
-    boundary, so each block holds whole lines."""
+    boundary, so each block holds whole lines. Close the generator to stop reading early."""
     name = display(path)
     with _open_binary(path) as fh:
         carry = b""

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..models import AgreementReport, AgreementStats
+from ..models import DEFAULT_STRATUM, AgreementReport, AgreementStats
 
 Units = Mapping[tuple[str, str], Mapping[str, int]]
 
@@ -90,10 +90,10 @@ def report(units: Units, skipped: Mapping[tuple[str, str], int], strata: Mapping
     """Overall and per stratum (`strata`: query -> stratum); `skipped`: pair -> skip votes."""
     by: dict[str, dict[tuple[str, str], Mapping[str, int]]] = {}
     for pair, votes in units.items():
-        by.setdefault(strata.get(pair[0], "default"), {})[pair] = votes
+        by.setdefault(strata.get(pair[0], DEFAULT_STRATUM), {})[pair] = votes
     skips: dict[str, int] = {}
     for pair, n in skipped.items():
-        s = strata.get(pair[0], "default")
+        s = strata.get(pair[0], DEFAULT_STRATUM)
         skips[s] = skips.get(s, 0) + n
     return AgreementReport(
         overall=stats(units, sum(skipped.values())),

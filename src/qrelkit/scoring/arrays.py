@@ -4,13 +4,14 @@
 a grade >= 0 when labeled, `UNLABELED` (-1) when retrieved but not labeled (never judged, skipped,
 or pooled-but-unjudged), `ABSENT` (-2) past the end of the run. Documents are ranked as trec_eval
 ranks them: by score descending, ties by document id descending in byte order; the rank column of
-a run file is ignored.
+a run file is ignored. `RunLists` holds a run as ranked document ids, for pooling, the judging
+queue and coverage.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,14 @@ class Ranked:
             max_grade=self.max_grade,
             run_only=self.run_only,
         )
+
+
+@dataclass(frozen=True)
+class RunLists:
+    """One run's ranked document ids per query (trec_eval order, already cut to the pooled depth)."""
+
+    name: str
+    ranked: Mapping[str, Sequence[str]]
 
 
 def _doc_key(doc_id: str) -> bytes:

@@ -21,14 +21,13 @@ completions), so N >= 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..models import QUEUE_ORDERS, PoolEntry, QueryCoverage, QueueItem, RunCoverage
-from .arrays import ABSENT, UNLABELED, Ranked
+from ..models import QUEUE_ORDERS, PoolEntry, QueueItem
+from .arrays import ABSENT, UNLABELED, Ranked, RunLists
 from .kernels import compute
 from .measures import Measure, parse_measures
 
@@ -36,14 +35,6 @@ FloatArray = npt.NDArray[np.float64]
 
 IMPACT_METRICS = ("nDCG@10", "R@50")
 """The headline pair the queue narrows by default: the two tiles of a comparison."""
-
-
-@dataclass(frozen=True)
-class RunLists:
-    """One run's ranked document ids per query (trec_eval order, already cut to the pooled depth)."""
-
-    name: str
-    ranked: Mapping[str, Sequence[str]]
 
 
 def grade_prior(grades: Sequence[int], max_grade: int) -> FloatArray:
@@ -95,12 +86,6 @@ def _narrowing(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> tupl
     expected = (np.nan_to_num(after.high - after.low).reshape(len(qi), levels) * prior).sum(axis=1)
     out[qi, pos] = np.clip(width[qi] - expected, 0.0, None)
     return width, out
-
-
-def expected_narrowing(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> FloatArray:
-    """[queries, depth]: how much labeling the unlabeled document at each position, alone, is
-    expected to narrow `m`'s bounds (grades drawn from `prior`)."""
-    return _narrowing(r, m, threshold, prior)[1]
 
 
 def width_shares(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> FloatArray:
@@ -164,24 +149,6 @@ def impact_scores(
                 key = (queries[i], docs[j])
                 total[key] = total.get(key, 0.0) + float(reduction[i, j])
     return [share.get(q, 0.0) * total.get((q, d), 0.0) for q, d in candidates]
-
-
-def run_coverage(
-    run: RunLists, strata: Mapping[str, str], labels: Mapping[str, Mapping[str, int]], k: int
-) -> RunCoverage:
-    """Judged coverage of the run's top k for every golden-set query (`strata`: query -> stratum)."""
-    rows = []
-    for q, s in sorted(strata.items()):
-        top = run.ranked.get(q, ())[:k]
-        known = labels.get(q, {})
-        rows.append(QueryCoverage(query_id=q, stratum=s, retrieved=len(top), labeled=sum(d in known for d in top)))
-
-    def mean(items: list[QueryCoverage]) -> float | None:
-        values = [r.labeled / r.retrieved for r in items if r.retrieved]
-        return sum(values) / len(values) if values else None
-
-    by_stratum = {s: mean([r for r in rows if r.stratum == s]) for s in sorted(set(strata.values()))}
-    return RunCoverage(run=run.name, k=k, coverage=mean(rows), by_stratum=by_stratum, queries=rows)
 
 
 def order_queue(

@@ -16,16 +16,19 @@ each with any grade 0..max_grade (R and the ideal DCG change with them).
   The multisets are enumerated while there are at most `NDCG_EXACT_LIMIT` of them; past that the
   bounds are a sound outer interval [DCG_min / IDCG_max, min(1, DCG_max / IDCG_min)] that always
   contains the exact one, flagged `exact = False`.
+
+`KERNELS` maps each family declared in `measures.SPECS` to its value function and its
+value-with-bounds function; `compute` looks the family up there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
 from math import comb
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -266,59 +269,93 @@ def compute(r: Ranked, m: Measure, default_threshold: int, *, bounds: bool = Tru
 
 
 def _compute(r: Ranked, m: Measure, default_threshold: int, bounds: bool) -> Scores:
+    kernel = KERNELS.get(m.family)
+    if kernel is None:
+        raise _undeclared(m)
     t = m.threshold(default_threshold)
-    k = m.cutoff
-    exact = np.ones(len(r.query_ids), dtype=bool)
-    if not bounds:
-        value = _value(r, m, t)
-        nan = np.full(len(value), np.nan)
-        return Scores(value=value, coverage=coverage(r, k), low=nan, high=nan, exact=exact)
-    if m.family == "nDCG":
-        value, low, high, exact = ndcg(r, k, m.gain)
-    elif m.family == "RR":
-        value, low, high = reciprocal_rank(r, k, t)
-    elif m.family == "AP":
-        value, low, high = average_precision(r, k, t)
-    elif m.family == "Rprec":
-        value, low, high = r_precision(r, t)
-    elif k is not None and m.family in _AT_K:
-        value, low, high = _AT_K[m.family](r, k, t)
+    if bounds:
+        value, low, high, exact = kernel.bounded(r, m, t)
     else:
-        raise ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
-    return Scores(value=value, coverage=coverage(r, k), low=low, high=high, exact=exact)
+        value = kernel.value(r, m, t)
+        low = high = np.full(len(value), np.nan)
+        exact = np.ones(len(value), dtype=bool)
+    return Scores(value=value, coverage=coverage(r, m.cutoff), low=low, high=high, exact=exact)
 
 
-def _value(r: Ranked, m: Measure, t: int) -> FloatArray:
+def _undeclared(m: Measure) -> ScoringError:
+    return ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
+
+
+# -- the kernel table ---------------------------------------------------------------------------
+
+Bounded = tuple[FloatArray, FloatArray, FloatArray, BoolArray]
+"""Per query: value, low, high, and whether the bounds are exact."""
+
+
+class Kernel(NamedTuple):
+    """How to compute one family, with the uniform signature (ranked, measure, threshold)."""
+
+    value: Callable[[Ranked, Measure, int], FloatArray]
     """The standard value alone, skipping the bound computations."""
+    bounded: Callable[[Ranked, Measure, int], Bounded]
+    """The value with its bounds."""
+
+
+_AtK = Callable[[Ranked, int, int], tuple[FloatArray, FloatArray, FloatArray]]
+
+
+def _at_k(kernel: _AtK) -> Kernel:
+    """A family whose cutoff is required and whose value comes with its bounds at no extra cost."""
+
+    def bounded(r: Ranked, m: Measure, t: int) -> Bounded:
+        if m.cutoff is None:
+            raise _undeclared(m)
+        return _exact(*kernel(r, m.cutoff, t))
+
+    return Kernel(value=lambda r, m, t: bounded(r, m, t)[0], bounded=bounded)
+
+
+def _exact(value: FloatArray, low: FloatArray, high: FloatArray) -> Bounded:
+    return value, low, high, np.ones(len(value), dtype=bool)
+
+
+def _ndcg_value(r: Ranked, m: Measure, _t: int) -> FloatArray:
     w = _window(r, m.cutoff)
-    if m.family == "nDCG":
-        gains = _gains(r.max_grade, m.gain)
-        disc = 1.0 / np.log2(np.arange(2, w.shape[1] + 2, dtype=np.float64))
-        dcg = (np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0) * disc).sum(axis=1)
-        cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + w.shape[1] + 1)
-        return _safe_div(dcg, _ideal(r.label_counts, gains, m.cutoff, cum))
-    if m.family == "AP":
-        big_r = _relevant_total(r, t).astype(np.float64)
-        rel = (w >= t).astype(np.float64)
-        pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)
-        return _safe_div((rel * np.cumsum(rel, axis=1) / pos).sum(axis=1), big_r)
-    if m.family == "Rprec":
-        r_total = _relevant_total(r, t)
-        rel_cum = np.concatenate([np.zeros((len(w), 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-        rel_in = np.take_along_axis(rel_cum, np.minimum(r_total, w.shape[1])[:, None], axis=1)[:, 0]
-        return _safe_div(rel_in.astype(np.float64), r_total.astype(np.float64))
-    if m.family == "RR":
-        return _first(w >= t)
-    if m.cutoff is not None and m.family in _AT_K:
-        return _AT_K[m.family](r, m.cutoff, t)[0]
-    raise ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
+    gains = _gains(r.max_grade, m.gain)
+    disc = 1.0 / np.log2(np.arange(2, w.shape[1] + 2, dtype=np.float64))
+    dcg = (np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0) * disc).sum(axis=1)
+    cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + w.shape[1] + 1)
+    return _safe_div(dcg, _ideal(r.label_counts, gains, m.cutoff, cum))
 
 
-_KernelAtK = Callable[[Ranked, int, int], tuple[FloatArray, FloatArray, FloatArray]]
+def _ap_value(r: Ranked, m: Measure, t: int) -> FloatArray:
+    w = _window(r, m.cutoff)
+    big_r = _relevant_total(r, t).astype(np.float64)
+    rel = (w >= t).astype(np.float64)
+    pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)
+    return _safe_div((rel * np.cumsum(rel, axis=1) / pos).sum(axis=1), big_r)
 
-_AT_K: dict[str, _KernelAtK] = {
-    "P": precision,
-    "Success": success,
-    "R": recall,
-    "Judged": lambda r, k, _t: judged(r, k),
+
+def _rprec_value(r: Ranked, _m: Measure, t: int) -> FloatArray:
+    w = r.grades
+    r_total = _relevant_total(r, t)
+    rel_cum = np.concatenate([np.zeros((len(w), 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
+    rel_in = np.take_along_axis(rel_cum, np.minimum(r_total, w.shape[1])[:, None], axis=1)[:, 0]
+    return _safe_div(rel_in.astype(np.float64), r_total.astype(np.float64))
+
+
+def _rr_value(r: Ranked, m: Measure, t: int) -> FloatArray:
+    return _first(_window(r, m.cutoff) >= t)
+
+
+KERNELS: Mapping[str, Kernel] = {
+    "P": _at_k(precision),
+    "R": _at_k(recall),
+    "Success": _at_k(success),
+    "RR": Kernel(_rr_value, lambda r, m, t: _exact(*reciprocal_rank(r, m.cutoff, t))),
+    "nDCG": Kernel(_ndcg_value, lambda r, m, _t: ndcg(r, m.cutoff, m.gain)),
+    "AP": Kernel(_ap_value, lambda r, m, t: _exact(*average_precision(r, m.cutoff, t))),
+    "Rprec": Kernel(_rprec_value, lambda r, _m, t: _exact(*r_precision(r, t))),
+    "Judged": _at_k(lambda r, k, _t: judged(r, k)),
 }
+"""Family -> its kernel: the one dispatch on family (`measures.SPECS` declares the families)."""

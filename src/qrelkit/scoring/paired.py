@@ -1,5 +1,5 @@
 """Paired comparison of two score reports: deltas, bootstrap intervals, randomization tests, the
-two-tile diagnosis and CI gates.
+two-tile diagnosis (the CI gates over a comparison are `qrelkit.workflows.compare`'s).
 
 Both reports must hold per-query values (`score --per-query`); queries are paired by id. The
 bootstrap resamples queries with replacement (the same resampled query sets for every metric) and
@@ -17,7 +17,16 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..models import Collision, Comparison, Diagnosis, MetricComparison, QueryScore, ScoreReport, StratumDelta
+from ..models import (
+    DEFAULT_STRATUM,
+    Collision,
+    Comparison,
+    Diagnosis,
+    MetricComparison,
+    QueryScore,
+    ScoreReport,
+    StratumDelta,
+)
 from .measures import parse_measure
 
 FloatArray = npt.NDArray[np.float64]
@@ -107,8 +116,8 @@ def _metric(
     vb = np.array([pb[q][name].value for q in queries])
     d = vb - va
     by_stratum: dict[str, StratumDelta] = {}
-    for s in sorted(set(strata.get(q, "default") for q in queries)):
-        rows = np.array([strata.get(q, "default") == s for q in queries])
+    for s in sorted(set(strata.get(q, DEFAULT_STRATUM) for q in queries)):
+        rows = np.array([strata.get(q, DEFAULT_STRATUM) == s for q in queries])
         ds = d[rows]
         by_stratum[s] = StratumDelta(
             n=int(rows.sum()), delta=float(ds.mean()), wins=int((ds > TIE).sum()), losses=int((ds < -TIE).sum())
@@ -218,7 +227,9 @@ def compare(
     seed: int = 0,
     mismatches: Sequence[str] = (),
 ) -> Comparison:
-    """Compare baseline `a` with candidate `b` over the queries both hold per-query values for."""
+    """Compare baseline `a` with candidate `b` over the queries both hold per-query values for.
+    Metrics are named canonically (`AP` for `MAP`), in the arguments as in the reports."""
+    a, b = _canonical(a), _canonical(b)
     if a.per_query is None or b.per_query is None:
         which = "A" if a.per_query is None else "B"
         raise ScoringError(f"report {which} has no per-query values", "save reports with `score --per-query`")
@@ -227,49 +238,16 @@ def compare(
     queries = sorted(set(a.per_query) & set(b.per_query))
     if not queries:
         raise ScoringError("the two reports share no query", "score both runs against the same golden set")
-    shared = [m for m in a.metrics if m in b.metrics]
-    names = list(metrics) if metrics is not None else shared
-    names = [parse_measure(m).name for m in names]
-    for tile in (headline, recall):
-        if tile not in names:
-            names.append(tile)
-    for m in names:
-        if m not in shared:
-            raise ScoringError(
-                f"{m} is not in both reports (they have {', '.join(shared) or 'no common metric'})",
-                "score both with it (--metrics), or choose the tiles with --headline / --recall",
-            )
-    for side, report in (("A", a.per_query), ("B", b.per_query)):
-        for q in queries:
-            missing = [m for m in names if m not in report[q]]
-            if missing:
-                raise ScoringError(
-                    f"report {side} has no per-query {', '.join(missing)} for query {q!r}",
-                    "save the report again with `score --per-query`",
-                )
+    headline, recall = parse_measure(headline).name, parse_measure(recall).name
+    names = _metric_names(a, b, queries, metrics, (headline, recall))
     strata = {**(a.query_strata or {}), **(b.query_strata or {})}
+    query_strata = {q: strata.get(q, DEFAULT_STRATUM) for q in queries}
     weights = a.stratum_weights or b.stratum_weights
     results, diffs = {}, []
     for m in names:
-        results[m], d = _metric(m, queries, a, b, strata, weights)
+        results[m], d = _metric(m, queries, a, b, query_strata, weights)
         diffs.append(d)
-    matrix = np.vstack(diffs)
-    lo, hi = bootstrap_ci(matrix, resamples, np.random.default_rng([seed, 0]))
-    p, exact = randomization_p(matrix, resamples, np.random.default_rng([seed, 1]))
-    by_stratum, weighted = stratified_ci(matrix, [strata.get(q, "default") for q in queries], weights, resamples, seed)
-    for i, m in enumerate(names):
-        c = results[m].model_copy(
-            update={
-                "ci95": (float(lo[i]), float(hi[i])),
-                "p_value": float(p[i]),
-                "p_exact": exact,
-                "weighted_ci95": weighted[i] if weighted is not None else None,
-                "by_stratum": {
-                    s: sd.model_copy(update={"ci95": by_stratum[s][i]}) for s, sd in results[m].by_stratum.items()
-                },
-            }
-        )
-        results[m] = c.model_copy(update={"warning": _warning(c)})
+    results = _with_intervals(results, np.vstack(diffs), list(query_strata.values()), weights, resamples, seed)
     code, text = diagnose(headline, results[headline], recall, results[recall])
     return Comparison(
         baseline=a.fingerprint,
@@ -285,25 +263,78 @@ def compare(
         metrics=results,
         collisions=_collisions("A", a, names, queries) + _collisions("B", b, names, queries),
         per_query={m: {q: (a.per_query[q][m].value, b.per_query[q][m].value) for q in queries} for m in names},
-        query_strata={q: strata.get(q, "default") for q in queries},
+        query_strata=query_strata,
     )
 
 
-def worse_than(c: Comparison, metric: str, tolerance: float) -> str | None:
-    """Why the candidate fails `--fail-if-worse METRIC:TOL` (its interval lies below -TOL), or None."""
-    m = c.metrics[metric]
-    if m.ci95[1] < -tolerance:
-        return (
-            f"{metric} is worse: delta {m.delta:+.4f}, 95% interval [{m.ci95[0]:+.4f}, {m.ci95[1]:+.4f}] "
-            f"lies below -{tolerance:g}"
+def _canonical(report: ScoreReport) -> ScoreReport:
+    """The report with its metrics under their canonical names: reports written before names were
+    canonical keep them as typed (`MAP` for AP). A name that does not parse stays as it is."""
+
+    def name(text: str) -> str:
+        try:
+            return parse_measure(text).name
+        except ScoringError:
+            return text
+
+    rename = {m: name(m) for m in report.metrics}
+    if all(m == c for m, c in rename.items()):
+        return report
+    per_query = {q: {rename.get(m, m): s for m, s in row.items()} for q, row in (report.per_query or {}).items()}
+    metrics = {rename[m]: r for m, r in report.metrics.items()}
+    return report.model_copy(
+        update={"metrics": metrics, "per_query": per_query if report.per_query is not None else None}
+    )
+
+
+def _metric_names(
+    a: ScoreReport, b: ScoreReport, queries: Sequence[str], metrics: Sequence[str] | None, tiles: Sequence[str]
+) -> list[str]:
+    """The metrics to compare: the chosen ones (default: every one both reports hold), then the
+    tiles; each must be in both reports, with a per-query value for every query."""
+    shared = [m for m in a.metrics if m in b.metrics]
+    chosen = [parse_measure(m).name for m in (list(metrics) if metrics is not None else shared)]
+    names = list(dict.fromkeys([*chosen, *tiles]))
+    for m in names:
+        if m not in shared:
+            raise ScoringError(
+                f"{m} is not in both reports (they have {', '.join(shared) or 'no common metric'})",
+                "score both with it (--metrics), or choose the tiles with --headline / --recall",
+            )
+    for side, report in (("A", a.per_query or {}), ("B", b.per_query or {})):
+        for q in queries:
+            missing = [m for m in names if m not in report[q]]
+            if missing:
+                raise ScoringError(
+                    f"report {side} has no per-query {', '.join(missing)} for query {q!r}",
+                    "save the report again with `score --per-query`",
+                )
+    return names
+
+
+def _with_intervals(
+    results: dict[str, MetricComparison],
+    diffs: FloatArray,
+    strata: Sequence[str],
+    weights: dict[str, float],
+    resamples: int,
+    seed: int,
+) -> dict[str, MetricComparison]:
+    """`results` (in the rows' order of `diffs` [metrics, queries]) with their bootstrap intervals,
+    randomization p-values, per-stratum and weighted intervals, and warnings."""
+    lo, hi = bootstrap_ci(diffs, resamples, np.random.default_rng([seed, 0]))
+    p, exact = randomization_p(diffs, resamples, np.random.default_rng([seed, 1]))
+    by_stratum, weighted = stratified_ci(diffs, strata, weights, resamples, seed)
+    out = {}
+    for i, (m, r) in enumerate(results.items()):
+        c = r.model_copy(
+            update={
+                "ci95": (float(lo[i]), float(hi[i])),
+                "p_value": float(p[i]),
+                "p_exact": exact,
+                "weighted_ci95": weighted[i] if weighted is not None else None,
+                "by_stratum": {s: sd.model_copy(update={"ci95": by_stratum[s][i]}) for s, sd in r.by_stratum.items()},
+            }
         )
-    return None
-
-
-def gate_pair(c: Comparison, first: str, second: str) -> str | None:
-    """Why the candidate fails `--gate-pair FIRST,SECOND` (it gains on one less than it loses on the
-    other, or loses on both), or None."""
-    d1, d2 = c.metrics[first].delta, c.metrics[second].delta
-    if d1 + d2 < -TIE and min(d1, d2) < -TIE:
-        return f"{first} {d1:+.4f} and {second} {d2:+.4f}: the gain does not make up for the loss"
-    return None
+        out[m] = c.model_copy(update={"warning": _warning(c)})
+    return out

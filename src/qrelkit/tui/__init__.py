@@ -2,5 +2,19 @@
 
 Every judgment is one committed transaction before the screen moves on. `qrelkit judge` is
 registered from here (`command.py`, through the `qrelkit.commands` entry point), so that the CLI
-and the TUI never import each other.
+and the TUI never import each other. The TUI reads and writes through a judging session
+(`qrelkit.workflows.judging.JudgingSession`), never through the store itself.
+
+    app.py          JudgeApp: the screens, the judging queue's worker, checkpoints
+    command.py      `qrelkit judge`
+    messages.py     what the screens and the app tell each other (QueueStale, QueueReady)
+    qrelkit.tcss    the rules every screen shares
+    palette.py      the colours of the TUI's own text (as markup showed them)
+    screens/        query list, judging, adjudication, dashboard (each with its .tcss)
+    modals/         keys, note, next query
+    widgets/        a document, the label line, the key bar, the dashboard's tiles
+
+Text that comes from data (ids, query and document text, guidelines, notes, assessor and run
+names) reaches Textual as `rich.text.Text` built by `qrelkit.render.styles.data`, never inside a
+markup string.
 """

@@ -1,56 +1,49 @@
-"""The judging app: opens the query list, or one query's judging screen."""
+"""The judging app: opens the query list, or one query's judging screen, or adjudication; owns
+the two workers of the session (the judging queue, checkpoints) and the garbage collector."""
 
 from __future__ import annotations
 
 import gc
 
-from textual import work
+from textual import on, work
 from textual.app import App
 
-from ..storage import Store
-from .adjudication import AdjudicationScreen
-from .judging import JudgingScreen
-from .query_list import QueryListScreen
-from .state import Session
+from ..render.styles import visible
+from ..workflows.judging import JudgingSession
+from .messages import QueueReady, QueueStale
+from .screens.adjudication import AdjudicationScreen
+from .screens.judging import JudgingScreen
+from .screens.query_list import QueryListScreen
 
 
 class JudgeApp(App[None]):
     """qrelkit judge."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = "qrelkit.tcss"
     TITLE = "qrelkit judge"
-
-    def __init__(
-        self,
-        store: Store,
-        assessor: str,
-        *,
-        stratum: str | None = None,
-        query: str | None = None,
-        order: str = "impact",
-        seed: int = 0,
-        adjudicate: bool = False,
-    ) -> None:
-        super().__init__()
-        self.session = Session(store=store, assessor=assessor, stratum=stratum, order=order, seed=seed)
-        self.start_query = query
-        self.adjudicate = adjudicate
-        self._ticks = 0
-
     CHECKPOINT_SECONDS = 2.0
     """How often committed judgments are checkpointed into the database file, off the UI thread."""
 
+    def __init__(self, session: JudgingSession, *, query: str | None = None, adjudicate: bool = False) -> None:
+        super().__init__()
+        self.session = session
+        self.start_query = query
+        self.adjudicate = adjudicate
+        self._ticks = 0
+        self._queue_ready = False
+        """A queue computation has reached the screens."""
+
     def on_mount(self) -> None:
-        self.title = f"{self.session.store.name} · {self.session.assessor}"
+        self.title = f"{visible(self.session.name)} · {visible(self.session.assessor)}"
         if self.adjudicate:
             self.push_screen(AdjudicationScreen(self.session))
         else:
             self.push_screen(QueryListScreen(self.session))
-        if self.start_query is not None and not self.adjudicate:
-            self.push_screen(JudgingScreen(self.session, self.start_query))
+            if self.start_query is not None:
+                self.push_screen(JudgingScreen(self.session, self.start_query))
         # keystroke latency: commits never stop to checkpoint the WAL (a worker does, every few
         # seconds), and the objects made at startup are left out of the garbage collector's scans
-        self.session.store.defer_checkpoints()
+        self.session.defer_checkpoints()
         self.set_interval(self.CHECKPOINT_SECONDS, self.checkpoint)
         self.load_queue()
         gc.collect()
@@ -65,7 +58,13 @@ class JudgeApp(App[None]):
 
     @work(thread=True, exclusive=True, group="checkpoint", exit_on_error=False)
     def _checkpoint(self) -> None:
-        self.session.store.checkpoint()
+        self.session.checkpoint()
+
+    # -- the judging queue: one worker, asked for with QueueStale, announced with QueueReady ----
+
+    @on(QueueStale)
+    def queue_stale(self, message: QueueStale) -> None:
+        self.load_queue()
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def load_queue(self) -> None:
@@ -74,9 +73,9 @@ class JudgeApp(App[None]):
         self.call_from_thread(self._queue_loaded)
 
     def _queue_loaded(self) -> None:
+        first, self._queue_ready = not self._queue_ready, True
         for screen in self.screen_stack:
-            if isinstance(screen, JudgingScreen):
-                screen.queue_ready()
+            screen.post_message(QueueReady(first=first))
 
     def on_unmount(self) -> None:
         gc.enable()

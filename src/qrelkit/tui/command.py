@@ -3,22 +3,11 @@ the TUI, and the TUI never imports the CLI)."""
 
 from __future__ import annotations
 
-import getpass
-import os
 from pathlib import Path
 
 import click
 
-from ..errors import StoreError, UsageError
-from ..models import QUEUE_ORDERS, default_assessor
-from ..storage import Store
-
-
-def _login() -> str | None:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name in some containers
-        return None
+from ..models import QUEUE_ORDERS, QueueOrder
 
 
 @click.command()
@@ -40,22 +29,17 @@ def judge(
     assessor: str | None,
     stratum: str | None,
     query_id: str | None,
-    order: str,
+    order: QueueOrder,
     seed: int,
     adjudicate: bool,
 ) -> None:
     """Judge documents in a terminal UI: 0-3 grade, s skip, u clear, n/p move, e note, ? keys."""
-    from .app import JudgeApp  # textual loads only for this command
+    from ..workflows.judging import open_session  # the store and textual load only for this command
+    from .app import JudgeApp
 
     db: Path = ctx.obj["db"]
-    if not db.exists():
-        raise UsageError(f"no store at {db}", "create one with `qrelkit init`, or `qrelkit demo --keep PATH`")
-    store = Store.open(db)
+    session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed)
     try:
-        if query_id is not None and store.query(query_id) is None:
-            raise StoreError(f"query {query_id!r} is not in the golden set", "see `qrelkit status`")
-        store.check_stratum(stratum)
-        who = assessor or default_assessor(dict(os.environ), _login())
-        JudgeApp(store, who, stratum=stratum, query=query_id, order=order, seed=seed, adjudicate=adjudicate).run()
+        JudgeApp(session, query=query_id, adjudicate=adjudicate).run()
     finally:
-        store.close()
+        session.close()

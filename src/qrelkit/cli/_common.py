@@ -1,0 +1,162 @@
+"""What every command shares: the consoles, opening the store, drawing progress, printing errors,
+writing output, and the options several commands take."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from ..errors import QrelkitError
+from ..render.styles import data
+
+if TYPE_CHECKING:
+    from ..storage import Store
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def open_store(ctx: click.Context, *, create: bool = False) -> Store:
+    """The store named by --db (closed when the command ends); it must exist unless `create`."""
+    from ..workflows import setup  # sqlite loads only for commands that use the store
+
+    root = ctx.find_root()
+    cached: Store | None = root.obj.get("store")
+    if cached is None:
+        cached = setup.open_store(root.obj["db"], create=create)
+        root.obj["store"] = cached
+        root.call_on_close(cached.close)
+    return cached
+
+
+def store_opener(ctx: click.Context) -> Callable[[], Store]:
+    """Opens the store only if a workflow asks for it (scoring against --qrels needs none)."""
+    return lambda: open_store(ctx)
+
+
+def say(*parts: str | Text | tuple[str, str], console: Console = out) -> None:
+    """Print a line made of our own words (str, or (str, style)) and data (Text, from
+    `render.styles.data`)."""
+    console.print(Text.assemble(*parts))
+
+
+def show(renderable: RenderableType) -> None:
+    out.print(renderable)
+
+
+def print_error(exc: QrelkitError) -> None:
+    line = Text.assemble(("error:", "bold red"), " ", data(exc.message))
+    if exc.hint:
+        line.append_text(Text.assemble(" ", data(f"(hint: {exc.hint})", "dim")))
+    err.print(line)
+
+
+def emit(render: Callable[[int, bool], str], out_path: Path | None) -> None:
+    """Print what `render(width, color)` returns, or write it (without colour) atomically to
+    `out_path`."""
+    from ..formats import atomic_write
+
+    if out_path is None:
+        click.echo(render(out.width, out.is_terminal), nl=False)
+        return
+    with atomic_write(out_path) as stream:
+        stream.write(render(out.width, False))
+    say("wrote ", data(out_path), console=err)
+
+
+@contextlib.contextmanager
+def progress_bar(delay: float = 1.0) -> Iterator[None]:
+    """Draw a bar on stderr (a terminal only) for whatever the layers below report, once the
+    command has run for `delay` seconds: reading a large file, computing measures."""
+    if not err.is_terminal:
+        yield
+        return
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+    from .. import progress
+
+    start = time.monotonic()
+    bar: Progress | None = None
+    tasks: dict[str, TaskID] = {}
+
+    def update(task: str, done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            if time.monotonic() - start < delay:
+                return
+            bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.percentage:>3.0f}%"),
+                TimeRemainingColumn(),
+                console=err,
+                transient=True,
+            )
+            bar.start()
+        if task not in tasks:
+            tasks[task] = bar.add_task(task, total=total)
+        bar.update(tasks[task], completed=done, total=total)
+
+    try:
+        with progress.reporting(update):
+            yield
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+# -- options several commands take ------------------------------------------------------------
+
+
+def out_option(f: F) -> F:
+    return click.option(
+        "--out",
+        "out_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write here instead of standard output.",
+    )(f)
+
+
+def stratum_option(help: str) -> Callable[[F], F]:
+    return click.option("--stratum", help=help)
+
+
+def seed_option(help: str = "Seed of the random order.") -> Callable[[F], F]:
+    return click.option("--seed", type=int, default=0, show_default=True, help=help)
+
+
+def format_option(*choices: str) -> Callable[[F], F]:
+    return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True)
+
+
+def source_options(f: F) -> F:
+    """--golden FOLDER | --qrels FILE (else the store), and --verify."""
+    f = click.option(
+        "--verify/--no-verify", default=True, show_default=True, help="Refuse an altered --golden version."
+    )(f)
+    f = click.option(
+        "--qrels", type=click.Path(dir_okay=False, path_type=Path), help="Score against a TREC qrels file."
+    )(f)
+    return click.option(
+        "--golden", type=click.Path(file_okay=False, path_type=Path), help="Score against a golden-set folder."
+    )(f)
+
+
+def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """Several click decorators as one, applied top to bottom as if stacked over the function."""
+
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply

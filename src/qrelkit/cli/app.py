@@ -1,0 +1,108 @@
+"""The root `qrelkit` group: the --db option, errors as one line and exit status 2, and the
+commands of every module of this package (plus `judge`, which the terminal UI registers under the
+`qrelkit.commands` entry point, loaded only when asked for)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import QrelkitError
+from ._common import err, print_error, progress_bar
+
+COMMANDS = {
+    "init": "setup",
+    "policy": "setup",
+    "strata": "setup",
+    "profiles": "setup",
+    "import": "imports",
+    "status": "status",
+    "agreement": "status",
+    "pool": "pooling",
+    "queue": "pooling",
+    "assign": "pooling",
+    "export": "export",
+    "score": "score",
+    "compare": "compare",
+    "freeze": "versions",
+    "verify": "versions",
+    "diff": "versions",
+    "schemas": "versions",
+    "demo": "demo",
+}
+"""Command -> the module of this package that defines it (in its `COMMANDS`); a module is
+imported only when one of its commands runs, so every command starts without the others'
+imports (`tests/test_cli.py` holds this table equal to the modules)."""
+
+
+class QrelkitGroup(click.Group):
+    """A click group that turns `QrelkitError` into a one-line message and exit status 2, and finds
+    plug-in commands (the terminal UI's `judge`)."""
+
+    def _plugins(self) -> dict[str, Any]:
+        from importlib.metadata import entry_points
+
+        return {ep.name: ep for ep in entry_points(group="qrelkit.commands")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS, *self._plugins()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None or ctx.parent is not None:
+            return found
+        if cmd_name in COMMANDS:
+            return command(cmd_name)
+        plugin = self._plugins().get(cmd_name)
+        return plugin.load() if plugin is not None else None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            with progress_bar():
+                return super().invoke(ctx)
+        except QrelkitError as exc:
+            print_error(exc)
+            ctx.exit(2)
+        except OSError as exc:  # a file system refusal the layers below did not name themselves
+            where = f"{exc.filename}: " if exc.filename else ""
+            print_error(QrelkitError(f"{where}{exc.strerror or exc}", "check the path and its permissions"))
+            ctx.exit(2)
+        except MemoryError:
+            print_error(QrelkitError("out of memory", "the input is larger than this machine can hold; split it"))
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            ctx.exit(130)
+
+
+def command(name: str) -> click.Command:
+    """The command `name`, from its module (imported now)."""
+    from importlib import import_module
+
+    module = import_module(f".{COMMANDS[name]}", __package__)
+    found: dict[str, click.Command] = {c.name or "": c for c in module.COMMANDS}
+    return found[name]
+
+
+@click.group(cls=QrelkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="qrelkit.db",
+    envvar="QRELKIT_DB",
+    show_default=True,
+    show_envvar=True,
+    help="The golden-set store (a SQLite file).",
+)
+@click.version_option(__version__, prog_name="qrelkit")
+@click.pass_context
+def cli(ctx: click.Context, db: Path) -> None:
+    """Golden sets for retrieval evaluation: judge, version and score with coverage."""
+    ctx.obj = {"db": db}
+
+
+def main() -> None:
+    cli(prog_name="qrelkit")

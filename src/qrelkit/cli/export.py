@@ -1,0 +1,50 @@
+"""export qrels / judgments: written to a temporary file, then renamed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..formats import atomic_write
+from ..render.styles import data
+from ..workflows import exporting
+from ._common import err, format_option, open_store, out_option, say
+
+
+@click.group()
+def export() -> None:
+    """Export labels or the judgment log (written to a temporary file, then renamed)."""
+
+
+@export.command("qrels")
+@format_option("trec", "jsonl")
+@out_option
+@click.pass_context
+def export_qrels(ctx: click.Context, fmt: exporting.QrelsFormat, out_path: Path | None) -> None:
+    """Current labels only: unlabeled and skipped pairs never appear (grade 0 does)."""
+    store = open_store(ctx)
+    if out_path is None:
+        exporting.export_qrels(store, sys.stdout, fmt)
+        return
+    with atomic_write(out_path) as stream:
+        n = exporting.export_qrels(store, stream, fmt)
+    say(f"wrote {n} labels to ", data(out_path), console=err)
+
+
+@export.command("judgments")
+@out_option
+@click.pass_context
+def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
+    """The full append-only event log as JSONL."""
+    store = open_store(ctx)
+    if out_path is None:
+        exporting.export_judgments(store, sys.stdout)
+        return
+    with atomic_write(out_path) as stream:
+        n = exporting.export_judgments(store, stream)
+    say(f"wrote {n} events to ", data(out_path), console=err)
+
+
+COMMANDS = [export]

@@ -1,0 +1,96 @@
+"""import queries / docs / qrels / judgments / beir / version: each import is one transaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..render.styles import data
+from ..workflows import importing, versions
+from ._common import open_store, say
+
+
+@click.group("import")
+def import_() -> None:
+    """Import queries, documents, qrels, judgments, a BEIR folder or a frozen version (each import is
+    one transaction)."""
+
+
+@import_.command("queries")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "jsonl", "tsv"]),
+    default="auto",
+    show_default=True,
+    help="auto: .jsonl / .ndjson is JSON Lines, anything else TSV.",
+)
+@click.option("--create-strata", is_flag=True, help="Create unknown strata with weight 1.")
+@click.pass_context
+def import_queries(ctx: click.Context, file: Path, fmt: importing.QueryFormat, create_strata: bool) -> None:
+    """Import queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum])."""
+    n = importing.import_queries(open_store(ctx, create=True), file, fmt=fmt, create_strata=create_strata)
+    say(f"imported {n} queries from ", data(file))
+
+
+@import_.command("docs")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.pass_context
+def import_docs(ctx: click.Context, file: Path) -> None:
+    """Import documents from JSONL (id, title, text)."""
+    n = importing.import_documents(open_store(ctx, create=True), file)
+    say(f"imported {n} documents from ", data(file))
+
+
+@import_.command("qrels")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--assessor",
+    default="qrels",
+    show_default=True,
+    help="Who made these judgments (one assessor: a later file's grade replaces an earlier one's).",
+)
+@click.pass_context
+def import_qrels(ctx: click.Context, file: Path, assessor: str) -> None:
+    """Import TREC qrels as judgment events; negative grades go to the pool as unjudged."""
+    labels, pooled = importing.import_qrels(open_store(ctx), file, assessor=assessor)
+    say(f"imported {labels} labels and {pooled} pooled-unjudged pairs from ", data(file))
+
+
+@import_.command("judgments")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.pass_context
+def import_judgments(ctx: click.Context, file: Path) -> None:
+    """Import a judgments JSONL event log (as `export judgments` writes it)."""
+    n = importing.import_judgments(open_store(ctx), file)
+    say(f"imported {n} judgment events from ", data(file))
+
+
+@import_.command("beir")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--split", default="test", show_default=True, help="Which qrels/<split>.tsv to import.")
+@click.option("--stratum", default="default", show_default=True, help="Stratum for every query.")
+@click.option("--assessor", default="beir", show_default=True)
+@click.pass_context
+def import_beir(ctx: click.Context, folder: Path, split: str, stratum: str, assessor: str) -> None:
+    """Import a BEIR folder: corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv, in one transaction."""
+    r = importing.import_beir(open_store(ctx, create=True), folder, split=split, stratum=stratum, assessor=assessor)
+    say(
+        f"imported {r.documents} documents, {r.queries} queries, {r.labels} labels ({r.pooled} pooled) from ",
+        data(folder),
+    )
+
+
+@import_.command("version")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--verify/--no-verify", default=True, show_default=True, help="Refuse an altered version.")
+@click.pass_context
+def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
+    """Load a frozen version into the store (one transaction)."""
+    m = versions.load_version(open_store(ctx, create=True), folder, check=verify)
+    say("imported ", data(f"{m.name} {m.version}"), f" ({m.content_hash[:19]}) from ", data(folder))
+
+
+COMMANDS = [import_]

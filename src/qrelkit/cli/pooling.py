@@ -1,0 +1,121 @@
+"""pool, queue, assign: what goes into the judging pool, in which order, to whom."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..models import QUEUE_ORDERS, QueueOrder
+from ..render.styles import data
+from ..render.tables import queue_table
+from ..workflows import assessors, judging, pooling, setup
+from ..workflows import queue as judging_queue
+from ._common import err, format_option, open_store, say, seed_option, show, stratum_option
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--depth", "-k", type=click.IntRange(1), required=True, help="Pool each run's top K documents.")
+@stratum_option("Only pool the queries of this stratum.")
+@click.pass_context
+def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | None) -> None:
+    """Add the unlabeled documents in each run's top K to the judging pool, for every query.
+
+    Records which runs surfaced each pair and at which rank (the queue's impact order uses the
+    runs' rankings). Labeled and skipped pairs are left out; pooling again is idempotent. Document
+    ids the store has no text for are reported, and pooled by id all the same.
+    """
+    result = pooling.pool(open_store(ctx), runs, depth=depth, stratum=stratum)
+    say(
+        "pooled ", data(", ".join(result.runs)), f" at depth {depth}: {result.added} pairs added, "
+        f"{result.updated} already pooled updated, {result.labeled} already labeled or skipped", console=err,
+    )  # fmt: skip
+    missing = result.missing_documents
+    if missing:
+        sample = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        say(
+            (f"{len(missing)} documents are not in the store", "yellow"), " (", data(sample),
+            "); pooled by id: import their text with `qrelkit import docs` to judge them", console=err,
+        )  # fmt: skip
+    if result.queries_not_in_runs:
+        err.print(f"{len(result.queries_not_in_runs)} golden-set queries are in none of the runs")
+    if result.run_only_queries:
+        err.print(f"{len(result.run_only_queries)} run queries are not in the golden set (ignored)")
+
+
+@click.command()
+@click.option("--order", type=click.Choice(QUEUE_ORDERS), default="impact", show_default=True, help="Queue order.")
+@click.option("--limit", type=click.IntRange(1), help="Show the first N pairs only.")
+@stratum_option("Only pairs of this stratum's queries.")
+@seed_option()
+@click.option("--metrics", help="Measures whose bounds the impact order narrows [default: nDCG@10,R@50].")
+@click.option(
+    "--assessor",
+    help="Whose queue: their own assignments come first, as `qrelkit judge` shows them "
+    "[default: $QRELKIT_ASSESSOR, else the login name].",
+)
+@format_option("table", "tsv", "json")
+@click.pass_context
+def queue(
+    ctx: click.Context,
+    order: QueueOrder,
+    limit: int | None,
+    stratum: str | None,
+    seed: int,
+    metrics: str | None,
+    assessor: str | None,
+    fmt: str,
+) -> None:
+    """List the unlabeled pooled pairs in judging order: the pairs assigned to the assessor first
+    (`qrelkit assign`), then the queue's order.
+
+    \b
+    impact  pairs whose unknown grade holds the pooled runs' metric bounds open the most first:
+            traffic share of the query x the expected narrowing of the nDCG@10 and R@50 bound
+            widths once the pair is labeled, summed over the runs that rank it (README: "The
+            judging queue")
+    depth   best rank in any run, then query (the classic TREC order)
+    random  a seeded permutation
+
+    TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
+    """
+    store = open_store(ctx)
+    setup.check_stratum(store, stratum)
+    who = assessor or judging.current_assessor()
+    items = judging_queue.ordered_queue(store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who)
+    if limit is not None:
+        items = items[:limit]
+    if fmt == "tsv":
+        click.echo("".join(f"{i.query_id}\t{i.doc_id}\t{i.priority:.6g}\n" for i in items), nl=False)
+    elif fmt == "json":
+        click.echo("[" + ",\n".join(i.model_dump_json() for i in items) + "]")
+    else:
+        show(queue_table(items, order))
+        if not items:
+            err.print("the queue is empty: every pooled pair is labeled (pool more with `qrelkit pool`)")
+
+
+@click.command()
+@click.option("--overlap", type=click.IntRange(2), required=True, help="Assessors per sampled pair.")
+@click.option("--assessors", "names", help="Comma-separated names [default: everyone who judged in this store].")
+@click.option("--pairs", "n_pairs", type=click.IntRange(1), default=50, show_default=True, help="Pairs to sample.")
+@stratum_option("Sample only this stratum's pairs.")
+@seed_option("Seed of the sample.")
+@click.pass_context
+def assign(ctx: click.Context, overlap: int, names: str | None, n_pairs: int, stratum: str | None, seed: int) -> None:
+    """Have OVERLAP assessors judge the same pairs, for a seeded random sample of the unlabeled pool.
+
+    Each sampled pair goes to OVERLAP of the assessors, in rotation so that the work is even.
+    `qrelkit judge` (and `qrelkit queue`) show every assessor their own assignments first, and the
+    judging screen hides the other assessors' grades on those pairs until they have judged them
+    (blind). `qrelkit agreement` then measures how far they agree."""
+    chosen = names.split(",") if names is not None else None
+    a = assessors.assign_overlap(open_store(ctx), overlap, assessors=chosen, pairs=n_pairs, stratum=stratum, seed=seed)
+    say(
+        f"assigned {a.pairs} pairs to {overlap} assessors each ({a.added} new assignments): ",
+        data(", ".join(f"{n} {k}" for n, k in a.per_assessor.items())),
+    )
+
+
+COMMANDS = [pool, queue, assign]

@@ -1,0 +1,123 @@
+"""init, policy, strata, profiles: setting a golden set up."""
+
+from __future__ import annotations
+
+import click
+
+from ..models import LabelPolicy
+from ..render.styles import data
+from ..render.tables import profiles_table, strata_table
+from ..resolution import POLICIES
+from ..workflows import setup as workflow
+from ._common import open_store, say, show
+
+
+@click.command()
+@click.option("--name", default="golden", show_default=True, help="Name of the golden set.")
+@click.option(
+    "--max-grade",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Highest grade of the scale 0..N (grade 0 = confirmed irrelevant).",
+)
+@click.option(
+    "--threshold",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Lowest grade that binary metrics count as relevant.",
+)
+@click.option(
+    "--label-policy",
+    type=click.Choice(POLICIES),
+    default="median",
+    show_default=True,
+    help="How disagreeing assessors resolve without adjudication.",
+)
+@click.pass_context
+def init(ctx: click.Context, name: str, max_grade: int, threshold: int, label_policy: str) -> None:
+    """Create the store (or update its name, grade scale and label policy)."""
+    store = open_store(ctx, create=True)
+    workflow.init(store, name=name, max_grade=max_grade, threshold=threshold, label_policy=store_policy(label_policy))
+    say(
+        "store ", data(ctx.find_root().obj["db"]), " ready: golden set ", data(name, "bold"),
+        f", grades 0..{max_grade}, relevant at >= {threshold}, disagreements resolve by {label_policy}",
+    )  # fmt: skip
+
+
+def store_policy(text: str) -> LabelPolicy:
+    """A --label-policy choice as the policy it names (click has checked it is one)."""
+    return next(p for p in POLICIES if p == text)
+
+
+@click.command()
+@click.argument("set_to", required=False, type=click.Choice(POLICIES), metavar="[median|latest]")
+@click.pass_context
+def policy(ctx: click.Context, set_to: str | None) -> None:
+    """Show or set how disagreeing assessors' grades resolve when no one adjudicated.
+
+    \b
+    median  the lower median of the assessors' latest grades (default)
+    latest  the most recent grade
+    An adjudicated grade (`judge --adjudicate`) always wins; agreeing grades need no policy.
+    The policy is part of the golden set: frozen versions record it in manifest.json."""
+    current = workflow.policy(open_store(ctx), store_policy(set_to) if set_to is not None else None)
+    say(f"label policy: {current}")
+
+
+@click.group()
+def strata() -> None:
+    """Query strata and their traffic weights."""
+
+
+@strata.command("set")
+@click.argument("name")
+@click.argument("weight", type=float)
+@click.pass_context
+def strata_set(ctx: click.Context, name: str, weight: float) -> None:
+    """Set the traffic WEIGHT of stratum NAME (weights are renormalised when aggregating)."""
+    stratum = workflow.set_stratum(open_store(ctx, create=True), name, weight)
+    say("stratum ", data(stratum.name), f": weight {weight:g}")
+
+
+@strata.command("list")
+@click.pass_context
+def strata_list(ctx: click.Context) -> None:
+    """List strata, their weights, traffic shares and query counts."""
+    view = workflow.overview(open_store(ctx))
+    show(strata_table(view.status, view.shares))
+
+
+@click.group()
+def profiles() -> None:
+    """Scoring profiles: a consumer's metrics and strata (used by `score --profile`)."""
+
+
+@profiles.command("set")
+@click.argument("name")
+@click.option("--metrics", required=True, help="Comma-separated measures, e.g. RR,Success@1.")
+@click.option("--strata", "strata_names", help="Comma-separated strata (default: all).")
+@click.pass_context
+def profiles_set(ctx: click.Context, name: str, metrics: str, strata_names: str | None) -> None:
+    """Create or replace profile NAME."""
+    chosen = strata_names.split(",") if strata_names else None
+    p = workflow.set_profile(open_store(ctx), name, metrics, chosen)
+    say(
+        "profile ",
+        data(p.name),
+        ": ",
+        data(", ".join(p.metrics)),
+        " over ",
+        data(", ".join(p.strata) if p.strata else "all strata"),
+    )
+
+
+@profiles.command("list")
+@click.pass_context
+def profiles_list(ctx: click.Context) -> None:
+    """List the scoring profiles."""
+    show(profiles_table(workflow.profiles(open_store(ctx))))
+
+
+COMMANDS = [init, policy, strata, profiles]

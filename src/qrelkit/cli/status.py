@@ -1,0 +1,71 @@
+"""status (with --runs: run coverage) and agreement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from ..render.tables import agreement_table, run_coverage_tables, status_table
+from ..workflows import assessors, pooling, setup
+from ._common import err, format_option, open_store, show, stratum_option
+
+
+@click.command()
+@click.argument("run_files", nargs=-1, type=click.Path(path_type=Path), metavar="[RUN]...")
+@click.option("--runs", "with_runs", is_flag=True, help="Show how much of the RUNs' top k is labeled.")
+@click.option("--depth", "-k", type=click.IntRange(1), default=10, show_default=True, help="k for --runs.")
+@click.option("--holes", type=click.IntRange(0), default=10, show_default=True, help="Largest holes listed per run.")
+@click.option("--per-query", is_flag=True, help="With --runs: every query's coverage in the table.")
+@format_option("table", "json")
+@click.pass_context
+def status(
+    ctx: click.Context,
+    run_files: tuple[Path, ...],
+    with_runs: bool,
+    depth: int,
+    holes: int,
+    per_query: bool,
+    fmt: str,
+) -> None:
+    """Counts of queries, documents, labels per grade, skipped and unlabeled pool, per stratum.
+
+    With `--runs RUN...`: the judged coverage of each run's top k per stratum (and per query),
+    and the largest holes: the queries with the most unlabeled documents in the top k.
+    """
+    store = open_store(ctx)
+    if with_runs or run_files:
+        if not run_files:
+            raise UsageError("--runs needs run files", "qrelkit status --runs RUN... [-k 10]")
+        reports = pooling.run_coverage(store, run_files, depth)
+        if fmt == "json":
+            click.echo("[" + ",\n".join(r.model_dump_json(indent=2) for r in reports) + "]")
+            return
+        show(run_coverage_tables(reports, depth, holes=holes, per_query=per_query))
+        return
+    view = setup.overview(store)
+    if fmt == "json":
+        click.echo(view.status.model_dump_json(indent=2))
+        return
+    show(status_table(view.status, view.scale))
+
+
+@click.command()
+@stratum_option("Only this stratum's pairs.")
+@format_option("table", "json")
+@click.pass_context
+def agreement(ctx: click.Context, stratum: str | None, fmt: str) -> None:
+    """Agreement between assessors over the pairs two or more of them graded, overall and per
+    stratum: raw agreement, Krippendorff's alpha (ordinal) and Cohen's kappa (linear weights) per
+    assessor pair. Skip / unsure votes are left out and counted."""
+    rep = assessors.agreement(open_store(ctx), stratum)
+    if fmt == "json":
+        click.echo(rep.model_dump_json(indent=2))
+        return
+    show(agreement_table(rep))
+    if rep.overall.n_pairs == 0:
+        err.print("no pair has two graded votes yet: `qrelkit assign --overlap 2` makes some")
+
+
+COMMANDS = [status, agreement]

@@ -1,0 +1,66 @@
+"""Saved JSON documents read back: score reports (`score --format json`), and any one-document
+file a model checks (a version's manifest). Every problem is an `InputError` naming the file:
+nested too deeply, not JSON (with the line), or not what the model expects (with the field)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import InputError
+from ..models import ScoreReport
+from ._io import PathLike, display, read_text
+from .jsonl import describe_validation_error
+
+M = TypeVar("M", bound=BaseModel)
+
+REPORT_HINT = "give a report from `score --format json`"
+
+
+def _load(path: PathLike, hint: str | None) -> Any:
+    name = display(path)
+    try:
+        return json.loads(read_text(path))
+    except RecursionError:
+        raise InputError("JSON nested too deeply", hint, path=name) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg})", hint, path=name, line=exc.lineno) from None
+
+
+def _validate(model: type[M], obj: Any, hint: str | None, path: PathLike, where: str = "") -> M:
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise InputError(where + describe_validation_error(exc), hint, path=display(path)) from None
+
+
+def read_json_model(path: PathLike, model: type[M], hint: str | None = None) -> M:
+    """The file's one JSON document, validated by `model`; `hint` goes with any error."""
+    return _validate(model, _load(path, hint), hint, path)
+
+
+def read_reports(path: PathLike) -> list[ScoreReport]:
+    """The score reports a file holds: what `score --format json` writes (`{"reports": [...]}`,
+    one or several runs), or, as earlier versions wrote them, one report object or an array."""
+    data = _load(path, REPORT_HINT)
+    if isinstance(data, dict) and set(data) == {"reports"}:
+        data = data["reports"]
+    if not isinstance(data, list):
+        return [_validate(ScoreReport, data, REPORT_HINT, path)]
+    if not data:
+        raise InputError("no reports in the file (an empty JSON array)", REPORT_HINT, path=display(path))
+    return [_validate(ScoreReport, item, REPORT_HINT, path, f"report {i}: ") for i, item in enumerate(data, 1)]
+
+
+def read_report(path: PathLike) -> ScoreReport:
+    """The one score report a file holds; a file holding several is an `InputError`."""
+    reports = read_reports(path)
+    if len(reports) > 1:
+        raise InputError(
+            f"expected one report, found {len(reports)}",
+            f"this file holds {len(reports)} reports; give one",
+            path=display(path),
+        )
+    return reports[0]

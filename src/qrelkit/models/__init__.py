@@ -1,0 +1,135 @@
+"""The domain: queries, documents, strata, the grade scale and judgment events.
+
+Three states of a (query, document) pair are kept apart everywhere:
+
+* **unlabeled**: no event, or the latest event cleared the label;
+* **skipped**: the latest event is a skip/unsure (not a label, not relevant, not irrelevant);
+* **graded**: the latest event gives a grade; grade 0 means *confirmed irrelevant*.
+
+No IO, numpy or sqlite here.
+
+    domain    queries, documents, strata, grades, judgments, labels, the pool, settings, status
+    reports   score reports, agreement, comparisons
+    versions  manifests and version diffs
+    judging   what the judging screens show
+"""
+
+from .domain import (
+    DEFAULT_STRATUM,
+    QUEUE_ORDERS,
+    Diagnosis,
+    Direction,
+    Document,
+    GoldenSetInfo,
+    GradeLevel,
+    GradeScale,
+    Identifier,
+    Judgment,
+    JudgmentState,
+    Label,
+    LabelPolicy,
+    LabelState,
+    PoolEntry,
+    PoolResult,
+    Query,
+    QueryCoverage,
+    QueueItem,
+    QueueOrder,
+    ReportKind,
+    RunCoverage,
+    ScoringProfile,
+    StoreStatus,
+    Stratum,
+    StratumStatus,
+    interval_direction,
+    utcnow,
+)
+from .judging import DocState, QueryProgress, default_assessor
+from .reports import (
+    AgreementReport,
+    AgreementStats,
+    Collision,
+    Comparison,
+    Disagreement,
+    FileFingerprint,
+    Fingerprint,
+    GoldenFingerprint,
+    MetricComparison,
+    MetricReport,
+    QueryCounts,
+    QueryScore,
+    SavedReport,
+    ScoreReport,
+    ScoreReports,
+    StratumDelta,
+    Summary,
+)
+from .versions import (
+    CoverageChange,
+    LabelChanges,
+    Manifest,
+    ProfileChanges,
+    QueryChanges,
+    StratumCounts,
+    VersionDiff,
+    WeightChange,
+)
+
+__all__ = [
+    "AgreementReport",
+    "AgreementStats",
+    "Collision",
+    "Comparison",
+    "CoverageChange",
+    "DEFAULT_STRATUM",
+    "Diagnosis",
+    "Direction",
+    "Disagreement",
+    "DocState",
+    "Document",
+    "FileFingerprint",
+    "Fingerprint",
+    "GoldenFingerprint",
+    "GoldenSetInfo",
+    "GradeLevel",
+    "GradeScale",
+    "Identifier",
+    "Judgment",
+    "JudgmentState",
+    "Label",
+    "LabelChanges",
+    "LabelPolicy",
+    "LabelState",
+    "Manifest",
+    "MetricComparison",
+    "MetricReport",
+    "PoolEntry",
+    "PoolResult",
+    "ProfileChanges",
+    "QUEUE_ORDERS",
+    "Query",
+    "QueryChanges",
+    "QueryCounts",
+    "QueryCoverage",
+    "QueryProgress",
+    "QueryScore",
+    "QueueItem",
+    "QueueOrder",
+    "ReportKind",
+    "RunCoverage",
+    "SavedReport",
+    "ScoreReport",
+    "ScoreReports",
+    "ScoringProfile",
+    "StoreStatus",
+    "Stratum",
+    "StratumCounts",
+    "StratumDelta",
+    "StratumStatus",
+    "Summary",
+    "VersionDiff",
+    "WeightChange",
+    "default_assessor",
+    "interval_direction",
+    "utcnow",
+]

@@ -1,0 +1,306 @@
+"""The domain: queries, documents, strata, the grade scale, judgment events, labels, the pool
+and the store's settings and counts. No IO, numpy or sqlite here."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+Identifier = Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[^\s\x00-\x1f\x7f]+$")]
+"""Query and document ids: non-empty, no white space (TREC files are white-space separated)."""
+
+DEFAULT_STRATUM = "default"
+"""The stratum of a query that names none."""
+
+LabelPolicy = Literal["median", "latest"]
+"""How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
+
+QueueOrder = Literal["impact", "depth", "random"]
+"""Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`)."""
+
+ReportKind = Literal["score", "comparison"]
+"""What a report saved in the store is: a score report or a comparison."""
+
+
+Direction = Literal["down", "up", "flat"]
+"""Where a paired delta went: its 95% interval lies below 0, above 0, or spans it."""
+
+
+def interval_direction(ci: tuple[float, float] | None) -> Direction:
+    """`down` when the interval lies below 0, `up` when above, else (or with no interval) `flat`."""
+    if ci is None:
+        return "flat"
+    return "down" if ci[1] < 0 else "up" if ci[0] > 0 else "flat"
+
+
+class Diagnosis(StrEnum):
+    """What the two tiles of a comparison say together (see `scoring.paired.diagnose`)."""
+
+    STABLE = "stable"
+    """Neither tile moved."""
+    ORDERING = "ordering"
+    """The headline falls, recall holds: the reranker or fusion."""
+    UPSTREAM = "upstream"
+    """Both fall: analyzer, chunking, ingestion changed."""
+    EARLY_WARNING = "early_warning"
+    """Recall falls, the headline holds: an upstream problem is coming."""
+    IMPROVED = "improved"
+    """Nothing fell, something rose."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+
+class GradeLevel(_Model):
+    """One level of the grade scale."""
+
+    grade: int
+    """The integer written in qrels files."""
+    name: str
+    """What assessors see, e.g. `relevant`."""
+
+
+def _default_levels() -> list[GradeLevel]:
+    names = ["irrelevant", "related", "relevant", "perfect"]
+    return [GradeLevel(grade=i, name=n) for i, n in enumerate(names)]
+
+
+class GradeScale(_Model):
+    """The grades assessors may give, and the threshold that makes a grade relevant."""
+
+    levels: list[GradeLevel] = Field(default_factory=_default_levels)
+    """Consecutive integer grades starting at 0, lowest first."""
+    relevance_threshold: int = 1
+    """Binary metrics (P, R, RR, AP, ...) count a document relevant when its grade is >= this."""
+
+    @model_validator(mode="after")
+    def _check(self) -> GradeScale:
+        grades = [level.grade for level in self.levels]
+        if len(grades) < 2 or grades != list(range(len(grades))):
+            raise ValueError("grade levels must be the consecutive integers 0, 1, ..., n (n >= 1)")
+        if not 1 <= self.relevance_threshold <= grades[-1]:
+            raise ValueError(f"relevance_threshold must lie in 1..{grades[-1]}")
+        return self
+
+    @classmethod
+    def from_max(cls, max_grade: int, relevance_threshold: int = 1) -> GradeScale:
+        """A scale 0..max_grade; levels are named by their number unless it is the 0-3 default."""
+        if max_grade == 3:
+            return cls(relevance_threshold=relevance_threshold)
+        names = {0: "irrelevant"}
+        levels = [GradeLevel(grade=g, name=names.get(g, f"grade {g}")) for g in range(max_grade + 1)]
+        return cls(levels=levels, relevance_threshold=relevance_threshold)
+
+    @property
+    def max_grade(self) -> int:
+        return self.levels[-1].grade
+
+    def name_of(self, grade: int) -> str:
+        return self.levels[grade].name if 0 <= grade <= self.max_grade else str(grade)
+
+
+class Stratum(_Model):
+    """A class of queries (navigational, how-to, ...) with the share of traffic it stands for."""
+
+    name: Identifier
+    weight: float = Field(ge=0.0)
+    """Traffic weight; aggregates renormalise the weights over strata that have queries."""
+
+    @field_validator("weight")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError("weight must be a finite number")
+        return v
+
+
+class Query(_Model):
+    """A golden-set query."""
+
+    id: Identifier
+    text: str
+    stratum: Identifier = DEFAULT_STRATUM
+    description: str | None = None
+    """Assessor guidelines: what a relevant document must contain."""
+
+
+class Document(_Model):
+    """A document (or passage) that can be judged."""
+
+    id: Identifier
+    title: str = ""
+    text: str = ""
+
+
+class JudgmentState(StrEnum):
+    """What one judgment event says about a pair."""
+
+    GRADED = "graded"
+    SKIPPED = "skipped"
+    """Skip / unsure: recorded, but neither relevant nor irrelevant."""
+    CLEARED = "cleared"
+    """The assessor withdraws their judgment of the pair."""
+    ADJUDICATED = "adjudicated"
+    """The pair's final grade, settling a disagreement between assessors (overrides every vote)."""
+
+
+class LabelState(StrEnum):
+    """The current state of a pair, derived from its latest event."""
+
+    UNLABELED = "unlabeled"
+    SKIPPED = "skipped"
+    GRADED = "graded"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Judgment(_Model):
+    """One event in the append-only judgment log."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    state: JudgmentState
+    grade: int | None = None
+    """Present exactly when `state` is `graded` or `adjudicated`."""
+    assessor: str = Field(min_length=1)
+    timestamp: datetime = Field(default_factory=utcnow)
+    note: str | None = None
+    seconds: float | None = Field(default=None, ge=0.0)
+    """Time the assessor spent on the document before this event."""
+
+    @model_validator(mode="after")
+    def _grade_matches_state(self) -> Judgment:
+        if self.state in (JudgmentState.GRADED, JudgmentState.ADJUDICATED) and self.grade is None:
+            raise ValueError(f"a {self.state.value} judgment needs a grade")
+        if self.state not in (JudgmentState.GRADED, JudgmentState.ADJUDICATED) and self.grade is not None:
+            raise ValueError(f"a {self.state.value} judgment carries no grade")
+        if self.grade is not None and self.grade < 0:
+            raise ValueError("grades are >= 0 (a negative qrels grade means pooled, not judged)")
+        return self
+
+
+class Label(_Model):
+    """The current label of a graded pair."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    grade: int = Field(ge=0)
+
+
+class PoolEntry(_Model):
+    """A candidate pair waiting to be judged."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    source: str = ""
+    """Where it came from: a run name, or the qrels file that marked it pooled-but-unjudged."""
+    best_rank: int | None = None
+
+
+class PoolResult(_Model):
+    """What `qrelkit pool` did."""
+
+    runs: list[str] = Field(default_factory=list)
+    """The pooled runs' names."""
+    added: int
+    """Pairs newly pooled."""
+    updated: int
+    """Pairs already pooled that another run or a better rank now also surfaced."""
+    labeled: int
+    """Retrieved pairs left out because they already carry a label or were skipped."""
+    missing_documents: list[str]
+    """Pooled or ranked document ids the store has no text for (pooled by id all the same)."""
+    queries_not_in_runs: list[str]
+    run_only_queries: list[str]
+
+
+class QueryCoverage(_Model):
+    query_id: str
+    stratum: str
+    retrieved: int
+    """Documents the run returned in its top k."""
+    labeled: int
+    """Of those, documents with a current label (skipped and unlabeled ones are not)."""
+
+    @property
+    def holes(self) -> int:
+        return self.retrieved - self.labeled
+
+
+class RunCoverage(_Model):
+    """How much of a run's top k the golden set has labeled (`qrelkit status --runs`)."""
+
+    run: str
+    k: int
+    coverage: float | None
+    """Mean over queries of labeled / retrieved in the top k (queries the run missed are left out)."""
+    by_stratum: dict[str, float | None]
+    queries: list[QueryCoverage]
+
+
+QUEUE_ORDERS: tuple[QueueOrder, ...] = get_args(QueueOrder)
+
+
+class QueueItem(_Model):
+    """An unlabeled pooled pair in judging order."""
+
+    query_id: Identifier
+    doc_id: Identifier
+    priority: float
+    """Higher comes first: the impact (impact order), 1 / best rank (depth), 1 - position / N (random)."""
+    best_rank: int | None = None
+    source: str = ""
+    """The runs (comma-separated) or file that pooled it."""
+
+
+class ScoringProfile(_Model):
+    """A consumer's view: which metrics, over which strata."""
+
+    name: Identifier
+    metrics: list[str] = Field(min_length=1)
+    strata: list[str] | None = None
+    """None: every stratum."""
+
+
+class GoldenSetInfo(_Model):
+    """Everything about a golden set that is not queries, documents or judgments."""
+
+    name: Identifier = "golden"
+    scale: GradeScale = Field(default_factory=GradeScale)
+    strata: list[Stratum] = Field(default_factory=list)
+    profiles: list[ScoringProfile] = Field(default_factory=list)
+    label_policy: LabelPolicy = "median"
+    """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
+
+
+class StratumStatus(_Model):
+    """Counts for one stratum in `qrelkit status`."""
+
+    name: str
+    weight: float | None
+    """None: queries name this stratum but no weight was set."""
+    queries: int
+    labels: dict[str, int]
+    """Grade (as text, JSON keys are strings) -> number of pairs whose current label is it."""
+    skipped: int
+    unlabeled_pool: int
+
+
+class StoreStatus(_Model):
+    """What `qrelkit status` reports."""
+
+    name: str
+    queries: int
+    documents: int
+    judgment_events: int
+    labels: dict[str, int]
+    skipped: int
+    unlabeled_pool: int
+    strata: list[StratumStatus]

@@ -1,0 +1,51 @@
+"""What the judging screens show: a document's state in its query's queue, a query's progress."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from .domain import (
+    LabelState,
+    _Model,
+)
+
+
+class DocState(_Model):
+    """A document in a query's judging queue, with its current state."""
+
+    doc_id: str
+    state: LabelState
+    grade: int | None = None
+    assessor: str | None = None
+    timestamp: datetime | None = None
+    note: str | None = None
+    votes: dict[str, int] = Field(default_factory=dict)
+    """Assessor -> grade when several assessors graded the pair."""
+    adjudicated: bool = False
+    blind: bool = False
+    """Others' grades are hidden until this assessor has judged (overlap assignments)."""
+    shared: bool = False
+    """Assigned to several assessors (`qrelkit assign --overlap`)."""
+
+
+class QueryProgress(_Model):
+    """Judging progress of one query."""
+
+    query_id: str
+    stratum: str
+    text: str
+    labeled: int
+    skipped: int
+    unlabeled: int
+    """Pooled documents with no label (skipped ones not included)."""
+
+    @property
+    def total(self) -> int:
+        return self.labeled + self.skipped + self.unlabeled
+
+
+def default_assessor(environ: dict[str, str], login: str | None) -> str:
+    """`$QRELKIT_ASSESSOR`, else the login name, else "unknown"."""
+    return environ.get("QRELKIT_ASSESSOR") or login or "unknown"

@@ -1,0 +1,231 @@
+"""Score reports, agreement and comparisons: what `score`, `agreement` and `compare` write."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .domain import (
+    Diagnosis,
+    Direction,
+    _Model,
+    interval_direction,
+)
+
+# -- score reports ------------------------------------------------------------------------------
+
+
+class GoldenFingerprint(_Model):
+    """Which golden set the numbers were computed over."""
+
+    name: str
+    version: str | None
+    """None for a working store that was not frozen."""
+    content_hash: str
+
+
+class FileFingerprint(_Model):
+    name: str
+    sha256: str
+
+
+class Fingerprint(_Model):
+    """Everything that must match for two score reports to be comparable."""
+
+    golden: GoldenFingerprint | None = None
+    qrels: FileFingerprint | None = None
+    run: FileFingerprint
+    metrics: list[str]
+    relevance_threshold: int
+    max_grade: int
+    tie_policy: str = "score desc, then doc id desc (byte order); rank column ignored"
+    query_policy: str = "golden-set queries; missing from run = 0; run-only ignored"
+    qrelkit_version: str
+
+
+class QueryCounts(_Model):
+    evaluated: int
+    missing_from_run: int
+    run_only: int
+    no_relevant: int
+    """Evaluated queries with no document at or above the relevance threshold."""
+
+
+class Summary(_Model):
+    """Aggregate of one metric over a set of queries (macro mean)."""
+
+    n: int
+    mean: float
+    sd: float
+    se: float
+    ci95: tuple[float, float]
+    coverage: float | None
+    """Mean judged coverage of the metric's window over queries that retrieved anything."""
+    bounds: tuple[float, float] | None
+    """Mean of the per-query lower and upper bounds (null when computed with --no-bounds)."""
+    exact: bool
+    """False when some per-query bounds are a sound outer interval."""
+
+
+class MetricReport(Summary):
+    weighted_mean: float | None
+    """Sum over strata of traffic weight x stratum mean, weights renormalised over strata with queries."""
+    by_stratum: dict[str, Summary]
+
+
+class QueryScore(_Model):
+    value: float
+    coverage: float | None
+    bounds: tuple[float, float] | None
+
+
+class ScoreReport(_Model):
+    """What `qrelkit score --format json` writes for one run."""
+
+    fingerprint: Fingerprint
+    aggregation: str = "macro mean over evaluated queries"
+    queries: QueryCounts
+    strata_without_queries: list[str] = Field(default_factory=list)
+    metrics: dict[str, MetricReport]
+    per_query: dict[str, dict[str, QueryScore]] | None = None
+    query_strata: dict[str, str] | None = None
+    """Query -> stratum, with `per_query` (a later comparison reports per-stratum deltas)."""
+    stratum_weights: dict[str, float] = Field(default_factory=dict)
+    """Traffic weights the weighted means used."""
+
+
+class ScoreReports(_Model):
+    """What `qrelkit score --format json` writes: one report per run scored, one run or several."""
+
+    reports: list[ScoreReport]
+
+
+# -- agreement --------------------------------------------------------------------------------
+
+
+class AgreementStats(_Model):
+    """Inter-assessor agreement over pairs with two or more graded votes."""
+
+    n_pairs: int
+    """Pairs with at least two graded votes (the units)."""
+    skipped: int
+    """Skip / unsure votes left out (on any pair)."""
+    raw_agreement: float | None
+    """Share of assessor pairs, over all units, that gave the same grade."""
+    alpha_ordinal: float | None
+    """Krippendorff's alpha, ordinal metric (null when the grades never vary)."""
+    kappa_linear: dict[str, float | None]
+    """`A|B` (names sorted) -> Cohen's kappa with linear weights over the pairs both graded."""
+
+
+class Disagreement(_Model):
+    """A pair whose assessors' latest grades differ and that no one adjudicated yet."""
+
+    query_id: str
+    doc_id: str
+    votes: dict[str, int]
+    """Assessor -> grade."""
+    notes: dict[str, str] = Field(default_factory=dict)
+    distance: int
+    """Highest grade minus lowest."""
+    priority: float
+    """Distance x the pair's queue impact (the distance alone when no runs were pooled)."""
+
+
+class AgreementReport(_Model):
+    """What `qrelkit agreement --format json` writes."""
+
+    overall: AgreementStats
+    by_stratum: dict[str, AgreementStats]
+
+
+# -- comparisons ------------------------------------------------------------------------------
+
+
+class StratumDelta(_Model):
+    n: int
+    delta: float
+    """Mean of candidate - baseline over the stratum's queries."""
+    ci95: tuple[float, float] | None = None
+    """Bootstrap interval over the stratum's queries alone (wide for a small stratum)."""
+    wins: int
+    losses: int
+
+    @property
+    def direction(self) -> Direction:
+        return interval_direction(self.ci95)
+
+
+class MetricComparison(_Model):
+    """One metric, baseline (A) against candidate (B), paired over the same queries."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    delta: float
+    """mean(B - A)."""
+    ci95: tuple[float, float]
+    """Paired bootstrap percentile interval of the delta."""
+    p_value: float
+    """Two-sided paired randomization (sign-flip) test; exact when every sign pattern was enumerated."""
+    p_exact: bool
+    wins: int
+    """Queries where B scores higher."""
+    ties: int
+    losses: int
+    by_stratum: dict[str, StratumDelta]
+    weighted_delta: float | None
+    """Sum over strata of traffic weight x stratum delta, weights renormalised over strata with queries."""
+    weighted_ci95: tuple[float, float] | None = None
+    """Stratified bootstrap interval of the weighted delta (queries resampled within their stratum)."""
+    coverage_a: float | None
+    coverage_b: float | None
+    delta_bounds: tuple[float, float] | None
+    """The range unlabeled documents leave the delta in: [mean low_B - mean high_A, mean high_B - mean low_A]."""
+    warning: str | None = None
+
+    @property
+    def direction(self) -> Direction:
+        """`down` ("falls") when the interval lies below 0, `up` ("rises") above it, else `flat`."""
+        return interval_direction(self.ci95)
+
+
+class Collision(_Model):
+    """Two metrics with the same mean that still disagree query by query."""
+
+    side: str
+    """`A` or `B`."""
+    metrics: tuple[str, str]
+    mean: float
+    queries_differ: int
+    n: int
+
+
+class Comparison(_Model):
+    """What `qrelkit compare --format json` writes."""
+
+    baseline: Fingerprint
+    candidate: Fingerprint
+    queries: int
+    """Queries both sides were paired over."""
+    mismatches: list[str] = Field(default_factory=list)
+    """Comparability problems overridden with --allow-mismatch (empty otherwise)."""
+    resamples: int
+    seed: int
+    headline: str
+    recall: str
+    diagnosis: Diagnosis
+    diagnosis_text: str
+    metrics: dict[str, MetricComparison]
+    collisions: list[Collision] = Field(default_factory=list)
+    per_query: dict[str, dict[str, tuple[float, float]]] = Field(default_factory=dict)
+    """Metric -> query -> (A, B) values."""
+    query_strata: dict[str, str] = Field(default_factory=dict)
+
+
+class SavedReport(_Model):
+    """A report kept in the store (`score --save`, `compare --save`): exactly one of the two."""
+
+    name: str
+    created: str
+    score: ScoreReport | None = None
+    comparison: Comparison | None = None

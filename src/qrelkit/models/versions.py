@@ -1,0 +1,113 @@
+"""Frozen versions: the manifest, and what changed between two versions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import AliasChoices, ConfigDict, Field
+
+from .domain import (
+    GradeScale,
+    Identifier,
+    LabelPolicy,
+    ScoringProfile,
+    Stratum,
+    _Model,
+)
+
+# -- frozen versions ----------------------------------------------------------------------------
+
+
+class StratumCounts(_Model):
+    queries: int
+    labels: dict[str, int]
+    """Grade (as text) -> labeled pairs."""
+    skipped: int
+    unlabeled: int
+    """Pooled pairs with no label."""
+
+
+class Manifest(_Model):
+    """`manifest.json` of a frozen golden-set version."""
+
+    format_version: int = 1
+    name: Identifier
+    version: Identifier
+    parent_version: str | None = None
+    created: datetime
+    note: str | None = None
+    scale: GradeScale
+    strata: list[Stratum]
+    profiles: list[ScoringProfile]
+    label_policy: LabelPolicy = "median"
+    """How disagreeing assessors' grades resolve in qrels.txt when no one adjudicated."""
+    counts: dict[str, StratumCounts]
+    """Stratum -> counts; the key `all` holds the totals."""
+    files: dict[str, str]
+    """File name -> `sha256:<hex>` of its bytes."""
+    documents_sha256: str
+    """Order-independent hash of the documents (see `versioning.documents_hash`)."""
+    content_hash: str
+    """Canonical hash of documents, queries, labels, strata, weights, scale and profiles."""
+
+
+class QueryChanges(_Model):
+    """Query ids added, removed, and moved to another stratum."""
+
+    added: list[str]
+    removed: list[str]
+    moved: list[str]
+
+
+class LabelChanges(_Model):
+    """Labeled pairs added and removed (counts), and regrades as {"OLD->NEW": count}."""
+
+    added: int
+    removed: int
+    regraded: dict[str, int]
+    regraded_by_stratum: dict[str, dict[str, int]]
+    """Stratum (in the newer version) -> {"OLD->NEW": count}."""
+
+
+class WeightChange(_Model):
+    """A stratum's traffic weight before and after (null where the stratum does not exist);
+    written as `{"from": ..., "to": ...}`."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    from_weight: float | None = Field(serialization_alias="from", validation_alias=AliasChoices("from", "from_weight"))
+    to_weight: float | None = Field(serialization_alias="to", validation_alias=AliasChoices("to", "to_weight"))
+
+
+class ProfileChanges(_Model):
+    """Scoring profile names added, removed, and changed."""
+
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+
+class CoverageChange(_Model):
+    """Pool coverage, labeled / (labeled + pooled-unlabeled) pairs, before and after (null for an
+    empty pool); written as `{"from": ..., "to": ...}`."""
+
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    from_coverage: float | None = Field(
+        serialization_alias="from", validation_alias=AliasChoices("from", "from_coverage")
+    )
+    to_coverage: float | None = Field(serialization_alias="to", validation_alias=AliasChoices("to", "to_coverage"))
+
+
+class VersionDiff(_Model):
+    """What changed from one version to another (`qrelkit diff --format json`)."""
+
+    from_version: str
+    to_version: str
+    content_changed: bool
+    queries: QueryChanges
+    labels: LabelChanges
+    strata: dict[str, WeightChange]
+    """Stratum -> its weights, for every added, removed or reweighted one."""
+    profiles: ProfileChanges
+    coverage: CoverageChange

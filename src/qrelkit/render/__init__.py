@@ -1,0 +1,21 @@
+"""Presentation shared by both edges: models in, text out (tables, HTML, styles). No click, no
+global console: callers say how wide and whether in colour.
+
+    styles   colours, number cells, untrusted text as plain text
+    score    score reports (table, JSON, TREC, CSV)
+    compare  a comparison as a table
+    tables   status, strata, profiles, queue, run coverage, agreement, version diff
+    html     a comparison as one self-contained HTML page
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, RenderableType
+
+
+def text(renderable: RenderableType, *, width: int = 120, color: bool = False) -> str:
+    """What `renderable` prints as on a console `width` wide (with ANSI colours when `color`)."""
+    console = Console(width=width, force_terminal=color, no_color=not color, highlight=False, soft_wrap=False)
+    with console.capture() as cap:
+        console.print(renderable)
+    return cap.get()

@@ -1,0 +1,250 @@
+"""A comparison as one self-contained HTML page: inline CSS and SVG, no script, no network.
+
+Pure: takes a `Comparison`, returns text. Shows the two tiles with the diagnosis, every metric,
+per-stratum deltas, a per-query delta plot and the score distributions of both sides, coverage and
+the fingerprints that make the numbers comparable.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..models import Comparison, Fingerprint, MetricComparison
+from .styles import VERDICT
+
+_CSS = """
+:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --up: #1a7f37; --down: #cf222e;
+        --warn: #9a6700; --a: #8c959f; --b: #0969da; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); margin: 0;
+       background: white; }
+main { max-width: 1040px; margin: 0 auto; padding: 28px 24px 48px; }
+h1 { font-size: 20px; margin: 0 0 4px; font-weight: 600; }
+h2 { font-size: 15px; margin: 32px 0 10px; font-weight: 600; }
+.sub { color: var(--muted); margin: 0 0 20px; }
+.banner { border-radius: 8px; padding: 12px 16px; margin: 0 0 18px; border: 1px solid var(--line);
+          background: var(--bg); }
+.banner b { text-transform: uppercase; letter-spacing: .04em; font-size: 12px; margin-right: 8px; }
+.banner.stable, .banner.improved { border-color: #aceebb; background: #dafbe1; }
+.banner.ordering, .banner.early_warning { border-color: #f5e0a0; background: #fff8c5; }
+.banner.upstream { border-color: #ffcecb; background: #ffebe9; }
+.tiles { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.tile { border: 1px solid var(--line); border-radius: 8px; padding: 16px 18px; }
+.tile h3 { margin: 0; font-size: 13px; color: var(--muted); font-weight: 600; }
+.tile .delta { font-size: 34px; font-weight: 600; margin: 4px 0 0; font-variant-numeric: tabular-nums; }
+.tile .ci, td .ci { color: var(--muted); font-variant-numeric: tabular-nums; }
+.tile dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; margin: 12px 0 0; }
+.tile dt { color: var(--muted); } .tile dd { margin: 0; font-variant-numeric: tabular-nums; }
+.up { color: var(--up); } .down { color: var(--down); } .flat { color: var(--fg); }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { padding: 6px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { color: var(--muted); font-weight: 600; background: var(--bg); }
+th:first-child, td:first-child { text-align: left; }
+.warn { color: var(--warn); margin: 6px 0; }
+.plots { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+figcaption { color: var(--muted); font-size: 12px; margin-bottom: 6px; }
+svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+.legend span { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin: 0 4px 0 10px; }
+table.strata { font-size: 12.5px; }
+table.strata th, table.strata td { padding: 5px 6px; }
+.scroll { overflow-x: auto; }
+code, .fp { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
+.fp { display: grid; grid-template-columns: auto 1fr; gap: 2px 14px; color: var(--muted); }
+.fp b { color: var(--fg); font-weight: 500; }
+"""
+
+
+def _cls(m: MetricComparison) -> str:
+    return m.direction
+
+
+def _f(x: float | None, digits: int = 4, sign: bool = False) -> str:
+    if x is None:
+        return "–"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def _ci(ci: tuple[float, float] | None) -> str:
+    return f'<br><small class="ci">[{ci[0]:+.3f}, {ci[1]:+.3f}]</small>' if ci else ""
+
+
+def _stratum_cell(m: MetricComparison, stratum: str) -> str:
+    sub = m.by_stratum.get(stratum)
+    if sub is None:
+        return "<td>–</td>"
+    colour = "" if sub.direction == "flat" else sub.direction
+    return f"<td class='{colour}'>{_f(sub.delta, sign=True)}{_ci(sub.ci95)}</td>"
+
+
+def _tile(name: str, role: str, m: MetricComparison) -> str:
+    verdict = VERDICT[m.direction]
+    return f"""<section class="tile">
+<h3>{escape(role)} · {escape(name)} · {verdict}</h3>
+<div class="delta {_cls(m)}">{_f(m.delta, sign=True)}</div>
+<div class="ci">95% CI [{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}] · p {m.p_value:.4f}</div>
+<dl>
+<dt>A → B</dt><dd>{_f(m.mean_a)} → {_f(m.mean_b)}</dd>
+<dt>wins / ties / losses</dt><dd>{m.wins} / {m.ties} / {m.losses}</dd>
+<dt>traffic-weighted Δ</dt><dd>{_f(m.weighted_delta, sign=True)}</dd>
+<dt>coverage A / B</dt><dd>{_f(m.coverage_a, 3)} / {_f(m.coverage_b, 3)}</dd>
+</dl>
+</section>"""
+
+
+def _delta_plot(c: Comparison, metric: str) -> str:
+    """Per-query B - A, sorted, one bar per query."""
+    deltas = sorted(b - a for a, b in c.per_query[metric].values())
+    w, h, pad = 480, 180, 28
+    top = max((abs(d) for d in deltas), default=0.0) or 1.0
+    mid = h / 2
+    bar = (w - 2 * pad) / max(len(deltas), 1)
+    parts = [
+        f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="per-query delta of {escape(metric)}">',
+        f'<line x1="{pad}" x2="{w - pad}" y1="{mid}" y2="{mid}" stroke="#8c959f"/>',
+        f'<text x="{pad - 4}" y="{14}" text-anchor="end">+{top:.2f}</text>',
+        f'<text x="{pad - 4}" y="{h - 4}" text-anchor="end">-{top:.2f}</text>',
+    ]
+    for i, d in enumerate(deltas):
+        height = abs(d) / top * (mid - 8)
+        y = mid - height if d > 0 else mid
+        colour = "#1a7f37" if d > 0 else "#cf222e"
+        if height > 0:
+            parts.append(
+                f'<rect x="{pad + i * bar:.2f}" y="{y:.2f}" width="{max(bar - 0.5, 0.5):.2f}" '
+                f'height="{height:.2f}" fill="{colour}"/>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _histogram(c: Comparison, metric: str, bins: int = 10) -> str:
+    """Distribution of per-query values, A and B side by side in each bin of [0, 1]."""
+    values = c.per_query[metric].values()
+    counts = [[0] * bins, [0] * bins]
+    for a, b in values:
+        for side, v in ((0, a), (1, b)):
+            counts[side][min(int(v * bins), bins - 1) if v >= 0 else 0] += 1
+    w, h, pad = 480, 180, 28
+    top = max(max(counts[0]), max(counts[1]), 1)
+    slot = (w - 2 * pad) / bins
+    parts = [f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="distribution of {escape(metric)}">']
+    for i in range(bins):
+        for side, colour in ((0, "#8c959f"), (1, "#0969da")):
+            height = counts[side][i] / top * (h - 2 * pad)
+            x = pad + i * slot + 3 + side * (slot - 6) / 2
+            parts.append(
+                f'<rect x="{x:.2f}" y="{h - pad - height:.2f}" width="{(slot - 6) / 2:.2f}" '
+                f'height="{height:.2f}" fill="{colour}" rx="1"/>'
+            )
+        parts.append(
+            f'<text x="{pad + i * slot + slot / 2:.1f}" y="{h - pad + 14}" text-anchor="middle">{i / bins:.1f}</text>'
+        )
+    parts.append(f'<line x1="{pad}" x2="{w - pad}" y1="{h - pad}" y2="{h - pad}" stroke="#8c959f"/>')
+    parts.append(f'<text x="{pad - 4}" y="{pad + 4}" text-anchor="end">{top}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _fingerprint(label: str, fp: Fingerprint) -> str:
+    golden = (
+        f"{fp.golden.name} {fp.golden.version or 'working copy'} · {fp.golden.content_hash[:23]}"
+        if fp.golden
+        else f"qrels {fp.qrels.name} · {fp.qrels.sha256[:23]}"
+        if fp.qrels
+        else "–"
+    )
+    return (
+        f"<b>{label} run</b><span>{escape(fp.run.name)} · {escape(fp.run.sha256[:23])}</span>"
+        f"<b>{label} golden</b><span>{escape(golden)}</span>"
+    )
+
+
+def _metric_rows(c: Comparison) -> str:
+    return "".join(
+        f"<tr><td>{escape(name)}{' ★' if name in (c.headline, c.recall) else ''}</td><td>{_f(m.mean_a)}</td>"
+        f"<td>{_f(m.mean_b)}</td><td class='{_cls(m)}'>{_f(m.delta, sign=True)}</td>"
+        f"<td>[{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}]</td><td>{m.p_value:.4f}</td>"
+        f"<td>{m.wins}/{m.ties}/{m.losses}</td><td>{_f(m.weighted_delta, sign=True)}</td>"
+        f"<td>{_f(m.coverage_a, 3)}</td><td>{_f(m.coverage_b, 3)}</td></tr>"
+        for name, m in c.metrics.items()
+    )
+
+
+def _strata_rows(c: Comparison) -> str:
+    h = c.metrics[c.headline]
+    strata = sorted({s for m in c.metrics.values() for s in m.by_stratum})
+    names = list(c.metrics)
+    stratum_rows = "".join(
+        f"<tr><td>{escape(s)}</td><td>{h.by_stratum[s].n if s in h.by_stratum else 0}</td>"
+        + "".join(_stratum_cell(c.metrics[n], s) for n in names)
+        + "</tr>"
+        for s in strata
+    )
+    weighted_row = (
+        "<tr><td><b>traffic-weighted</b></td><td></td>"
+        + "".join(
+            f"<td><b>{_f(c.metrics[n].weighted_delta, sign=True)}</b>{_ci(c.metrics[n].weighted_ci95)}</td>"
+            for n in names
+        )
+        + "</tr>"
+    )
+    return stratum_rows + weighted_row
+
+
+def _notes(c: Comparison) -> str:
+    notes = "".join(f'<p class="warn">{escape(n)}: {escape(m.warning)}</p>' for n, m in c.metrics.items() if m.warning)
+    notes += "".join(
+        f'<p class="warn">{x.side}: {escape(x.metrics[0])} and {escape(x.metrics[1])} both average {x.mean:.4f} '
+        f"but differ on {x.queries_differ} of {x.n} queries.</p>"
+        for x in c.collisions
+    )
+    return notes + "".join(f'<p class="warn">compared despite: {escape(x)}</p>' for x in c.mismatches)
+
+
+def _plots(c: Comparison) -> str:
+    a_name, b_name = escape(c.baseline.run.name), escape(c.candidate.run.name)
+    return "".join(
+        f"<figure><figcaption>{escape(m)}: B − A per query, sorted ({c.queries} queries)</figcaption>"
+        f"{_delta_plot(c, m)}</figure>"
+        for m in (c.headline, c.recall)
+    ) + "".join(
+        f'<figure><figcaption>{escape(m)}: per-query values <span class="legend"><span style="background:#8c959f">'
+        f'</span>A {a_name}<span style="background:#0969da"></span>B {b_name}</span></figcaption>'
+        f"{_histogram(c, m)}</figure>"
+        for m in (c.headline, c.recall)
+    )
+
+
+def render(c: Comparison) -> str:
+    h, r = c.metrics[c.headline], c.metrics[c.recall]
+    a_name, b_name = escape(c.baseline.run.name), escape(c.candidate.run.name)
+    names = list(c.metrics)
+    fp = c.baseline
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>qrelkit · {a_name} vs {b_name}</title>
+<style>{_CSS}</style></head>
+<body><main>
+<h1>A {a_name} <span style="color:var(--muted)">vs</span> B {b_name}</h1>
+<p class="sub">{c.queries} queries paired · {c.resamples:,} bootstrap and randomization resamples, seed {c.seed} ·
+relevance threshold {fp.relevance_threshold} · qrelkit {escape(fp.qrelkit_version)}</p>
+<div class="banner {c.diagnosis}"><b>{escape(c.diagnosis.replace("_", " "))}</b>{escape(c.diagnosis_text)}</div>
+<div class="tiles">{_tile(c.headline, "headline", h)}{_tile(c.recall, "recall at candidate depth", r)}</div>
+{_notes(c)}
+<h2>Every metric</h2>
+<table><tr><th>metric</th><th>A</th><th>B</th><th>B − A</th><th>95% CI</th><th>p</th><th>W/T/L</th>
+<th>weighted Δ</th><th>coverage A</th><th>coverage B</th></tr>{_metric_rows(c)}</table>
+<h2>Per stratum (B − A, 95% bootstrap interval within the stratum)</h2>
+<div class="scroll"><table class="strata"><tr><th>stratum</th><th>n</th>
+{"".join(f"<th>{escape(n)}</th>" for n in names)}</tr>
+{_strata_rows(c)}</table></div>
+<h2>Per query</h2>
+<div class="plots">{_plots(c)}</div>
+<h2>Fingerprint</h2>
+<div class="fp">{_fingerprint("A", c.baseline)}{_fingerprint("B", c.candidate)}
+<b>metrics</b><span>{escape(", ".join(fp.metrics))}</span>
+<b>ties</b><span>{escape(fp.tie_policy)}</span><b>queries</b><span>{escape(fp.query_policy)}</span></div>
+</main></body></html>
+"""

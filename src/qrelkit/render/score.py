@@ -1,0 +1,152 @@
+"""Score reports as a table, JSON, TREC lines or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import Literal
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..models import ScoreReport, ScoreReports, Summary
+from . import text
+from .styles import LOW_COVERAGE, column, coverage_cell, data
+
+ScoreFormat = Literal["table", "json", "trec", "csv"]
+
+TABLE_WIDTH = 110
+"""Score tables are laid out at least this wide (narrower terminals scroll rather than wrap)."""
+
+
+def render_reports(
+    reports: Sequence[ScoreReport],
+    fmt: ScoreFormat,
+    *,
+    per_query: bool = False,
+    min_coverage: float | None = None,
+    width: int = TABLE_WIDTH,
+    color: bool = False,
+) -> str:
+    """Every report in one format. JSON is always one `ScoreReports` object (one report or many);
+    TREC lines gain a leading run column when several runs were scored."""
+    if fmt == "json":
+        return ScoreReports(reports=list(reports)).model_dump_json(indent=2) + "\n"
+    if fmt == "trec":
+        return "".join(trec_lines(r, per_query, run_column=len(reports) > 1) for r in reports)
+    if fmt == "csv":
+        return csv_text(reports, per_query)
+    threshold = min_coverage if min_coverage is not None else LOW_COVERAGE
+    parts = [score_tables(r, threshold, per_query=per_query) for r in reports]
+    return "".join(text(p, width=max(width, TABLE_WIDTH), color=color) for p in parts)
+
+
+def trec_lines(rep: ScoreReport, per_query: bool, *, run_column: bool = False) -> str:
+    """trec_eval's `MEASURE<TAB>QUERY<TAB>VALUE` lines (`all` for the mean); with `run_column`,
+    `RUN<TAB>MEASURE<TAB>QUERY<TAB>VALUE`."""
+    prefix = f"{rep.fingerprint.run.name}\t" if run_column else ""
+    lines = []
+    if per_query and rep.per_query:
+        for qid, measures in rep.per_query.items():
+            for name, qs in measures.items():
+                lines.append(f"{prefix}{name}\t{qid}\t{qs.value:.6f}")
+    for name, m in rep.metrics.items():
+        lines.append(f"{prefix}{name}\tall\t{m.mean:.6f}")
+    return "\n".join(lines) + "\n"
+
+
+SUMMARY_COLUMNS = ["n", "mean", "sd", "se", "ci_low", "ci_high", "coverage", "bound_low", "bound_high"]
+
+
+def _summary_row(s: Summary) -> list[object]:
+    return [s.n, s.mean, s.sd, s.se, *s.ci95, s.coverage, *(s.bounds or ("", ""))]
+
+
+def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
+    """One row per run, metric and stratum (`all` first), or per run, query and metric."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if per_query:
+        w.writerow(["run", "query", "metric", "value", "coverage", "bound_low", "bound_high"])
+        for rep in reports:
+            for qid, measures in (rep.per_query or {}).items():
+                for name, qs in measures.items():
+                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *(qs.bounds or ("", ""))])
+        return buf.getvalue()
+    w.writerow(["run", "metric", "stratum", *SUMMARY_COLUMNS, "weighted_mean"])
+    for rep in reports:
+        for name, m in rep.metrics.items():
+            w.writerow([rep.fingerprint.run.name, name, "all", *_summary_row(m), m.weighted_mean])
+            for s, sub in m.by_stratum.items():
+                w.writerow([rep.fingerprint.run.name, name, s, *_summary_row(sub), ""])
+    return buf.getvalue()
+
+
+def _against(rep: ScoreReport) -> Text:
+    fp = rep.fingerprint
+    if fp.golden:
+        return data(f"{fp.golden.name} ({fp.golden.version or 'working copy'}, {fp.golden.content_hash[:19]})")
+    return data(fp.qrels.name if fp.qrels else "?")
+
+
+def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query: bool = False) -> RenderableType:
+    """The summary table, its notes, the per-stratum table (several strata) and, with
+    `per_query`, every query's values."""
+    q = rep.queries
+    title = Text.assemble(data(rep.fingerprint.run.name, "bold"), " vs ", _against(rep))
+    table = Table("metric", "mean", "95% CI", "weighted", "coverage", "bounds", title=title)
+    for name, m in rep.metrics.items():
+        table.add_row(
+            data(name),
+            f"{m.mean:.4f}",
+            f"{m.ci95[0]:.3f}–{m.ci95[1]:.3f}",
+            "-" if m.weighted_mean is None else f"{m.weighted_mean:.4f}",
+            coverage_cell(m.coverage, threshold),
+            "-" if m.bounds is None else f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
+        )
+    notes = Text(
+        f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
+        f"{q.run_only} run-only ignored, {q.no_relevant} with no relevant document.\n"
+        "weighted: traffic-weighted over strata. bounds: mean lowest/highest value over every labeling "
+        f"of the unlabeled documents. ! coverage < {threshold:.0%}",
+        style="dim",
+    )
+    parts: list[RenderableType] = [table, notes]
+    strata = sorted({s for m in rep.metrics.values() for s in m.by_stratum})
+    if len(strata) > 1:
+        by = Table("metric", *[column(f"{s} (n={_n(rep, s)})") for s in strata], title="by stratum: mean · coverage")
+        for name, m in rep.metrics.items():
+            by.add_row(data(name), *[_stratum_cell(m.by_stratum.get(s), threshold) for s in strata])
+        parts.append(by)
+    if per_query and rep.per_query:
+        parts.append(per_query_table(rep, threshold))
+    return Group(*parts)
+
+
+def per_query_table(rep: ScoreReport, threshold: float = LOW_COVERAGE) -> Table:
+    """Every query's value and coverage, one row per query, one column per metric."""
+    names = list(rep.metrics)
+    table = Table("query", *[column(n) for n in names], title="per query: value · coverage")
+    for qid, measures in (rep.per_query or {}).items():
+        cells: list[RenderableType] = []
+        for n in names:
+            qs = measures.get(n)
+            cells.append(
+                "-" if qs is None else Text.assemble(f"{qs.value:.4f} · ", coverage_cell(qs.coverage, threshold))
+            )
+        table.add_row(data(qid), *cells)
+    return table
+
+
+def _n(rep: ScoreReport, stratum: str) -> int:
+    first = next(iter(rep.metrics.values()))
+    sub = first.by_stratum.get(stratum)
+    return sub.n if sub else 0
+
+
+def _stratum_cell(sub: Summary | None, threshold: float) -> Text:
+    if sub is None:
+        return Text("-")
+    return Text.assemble(f"{sub.mean:.3f} · ", coverage_cell(sub.coverage, threshold))

@@ -1,0 +1,80 @@
+"""Presentation rules both edges share: colours of directions and diagnoses, number cells, and
+the one way untrusted text (ids, names, query and document text, notes) becomes something to show:
+a `rich.text.Text`, never markup, with control characters made visible."""
+
+from __future__ import annotations
+
+import re
+
+from rich.table import Column
+from rich.text import Text
+
+from ..models import Diagnosis, Direction
+
+DIAGNOSIS_STYLE: dict[Diagnosis, str] = {
+    Diagnosis.STABLE: "green",
+    Diagnosis.IMPROVED: "green",
+    Diagnosis.ORDERING: "yellow",
+    Diagnosis.EARLY_WARNING: "yellow",
+    Diagnosis.UPSTREAM: "red",
+}
+"""The colour of each diagnosis (terminal and dashboard; the HTML page has its own palette)."""
+
+VERDICT: dict[Direction, str] = {"down": "falls", "up": "rises", "flat": "holds"}
+"""How a tile names the direction of its delta."""
+
+DIRECTION_STYLE: dict[Direction, str] = {"down": "red", "up": "green", "flat": ""}
+"""The colour of a delta by its direction."""
+
+LOW_COVERAGE = 0.9
+"""Coverage under this (or under --min-coverage) is flagged."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """`text` with every control character (escape sequences, bells, carriage returns...) written
+    as a visible escape (`\\x1b`), so that data cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def data(text: object, style: str = "") -> Text:
+    """Untrusted text as plain text: no markup is parsed, control characters are made visible."""
+    return Text(visible(str(text)), style=style)
+
+
+def column(header: object) -> Column:
+    """A table column whose header comes from data (a stratum, a metric, an assessor pair)."""
+    return Column(header=data(header))
+
+
+def number(x: float | None, digits: int = 3, *, sign: bool = False) -> str:
+    """A number with `digits` decimals (a sign with `sign`), or `-` when there is none."""
+    if x is None:
+        return "-"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def percent(x: float | None, digits: int = 1) -> str:
+    return "-" if x is None else f"{x:.{digits}%}"
+
+
+def interval(ci: tuple[float, float] | None, digits: int = 3, *, sign: bool = False) -> str:
+    """`[lo, hi]` (signed with `sign`), or `-`."""
+    if ci is None:
+        return "-"
+    return f"[{number(ci[0], digits, sign=sign)}, {number(ci[1], digits, sign=sign)}]"
+
+
+def coverage_cell(cov: float | None, threshold: float = LOW_COVERAGE) -> Text:
+    """A coverage percentage, flagged with `!` under the threshold; `n/a` when undefined."""
+    if cov is None:
+        return Text("n/a", style="dim")
+    if cov < threshold:
+        return Text(f"{cov:.0%} !", style="bold yellow")
+    return Text(f"{cov:.0%}")
+
+
+def delta(value: float, direction: Direction, digits: int = 4) -> Text:
+    """A signed delta, coloured by its direction."""
+    return Text(f"{value:+.{digits}f}", style=DIRECTION_STYLE[direction])

@@ -1,0 +1,168 @@
+"""Imports into the store: queries, documents, qrels, judgment logs, pooled pairs. Each import is
+one transaction: a bad line raises `InputError` naming it, and nothing is written."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..errors import InputError
+from ..formats.trec import QrelRecord
+from ..models import DEFAULT_STRATUM, Document, Judgment, PoolEntry, Query
+from .base import Connection, now
+
+
+class Imports(Connection):
+    """Bulk writes, each in one transaction."""
+
+    def import_queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
+        """Insert or update queries. A stratum that has no weight yet is an error naming the line,
+        unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
+        n = 0
+        with self.transaction():
+            known = {r[0] for r in self.conn.execute("SELECT name FROM strata")}
+            for lineno, q in items:
+                if q.stratum not in known:
+                    if not (create_strata or q.stratum == DEFAULT_STRATUM):
+                        raise InputError(
+                            f"unknown stratum {q.stratum!r}",
+                            f"define it first: qrelkit strata set {q.stratum} WEIGHT (or pass --create-strata)",
+                            path=source,
+                            line=lineno,
+                        )
+                    self.conn.execute("INSERT INTO strata(name, weight) VALUES (?, 1.0)", [q.stratum])
+                    known.add(q.stratum)
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO queries(id, text, stratum, description) VALUES (?, ?, ?, ?)",
+                    [q.id, q.text, q.stratum, q.description],
+                )
+                n += 1
+        return n
+
+    def import_documents(self, docs: Iterable[Document]) -> int:
+        n = 0
+        with self.transaction():
+            for batch in _batched(docs, 5000):
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO documents(id, title, text) VALUES (?, ?, ?)",
+                    [(d.id, d.title, d.text) for d in batch],
+                )
+                n += len(batch)
+        return n
+
+    def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
+        """Append one graded event per qrels line; negative grades go to the pool (TREC's
+        "pooled but not judged"). Returns (labels, pooled). Unknown queries, grades above the
+        scale and repeated (query, doc) pairs are errors naming the line; nothing is written then.
+
+        Streams: rows go in batches, and repeats are found through a temporary on-disk table, so
+        memory stays flat however long the file. This is the one repeat check for qrels imports:
+        give `trec.read_qrels(path, check_repeats=False)` (the reader's in-memory check would only
+        repeat it)."""
+        top = self.scale.max_grade
+        labels = pooled = 0
+        ts = now()
+        with self.transaction():
+            queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS import_seen "
+                "(query_id TEXT, doc_id TEXT, line INTEGER, PRIMARY KEY (query_id, doc_id)) WITHOUT ROWID"
+            )
+            self.conn.execute("DELETE FROM temp.import_seen")
+            try:
+                for batch in _batched(records, 10_000):
+                    for rec in batch:
+                        if rec.query_id not in queries:
+                            raise InputError(
+                                f"query {rec.query_id!r} is not in the golden set",
+                                "import its queries first (qrelkit import queries FILE)",
+                                path=source,
+                                line=rec.line,
+                            )
+                        if rec.grade > top:
+                            raise InputError(
+                                f"grade {rec.grade} is above the scale's highest grade {top}",
+                                f"re-create the store with `qrelkit init --max-grade {rec.grade}`",
+                                path=source,
+                                line=rec.line,
+                            )
+                    self._refuse_repeats(batch, source)
+                    unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
+                    graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
+                    self.conn.executemany(
+                        "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)", unjudged
+                    )
+                    self.conn.executemany(
+                        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) "
+                        "VALUES (?, ?, 'graded', ?, ?, ?, ?)",
+                        graded,
+                    )
+                    pooled += len(unjudged)
+                    labels += len(graded)
+            finally:
+                self.conn.execute("DELETE FROM temp.import_seen")
+        return labels, pooled
+
+    def _refuse_repeats(self, batch: list[QrelRecord], source: str) -> None:
+        rows = [(r.query_id, r.doc_id, r.line) for r in batch]
+        try:
+            self.conn.executemany("INSERT INTO temp.import_seen VALUES (?, ?, ?)", rows)
+        except sqlite3.IntegrityError:
+            # the first row whose pair is already there from an earlier line is the repeat
+            for q, d, line in rows:
+                found = self.conn.execute(
+                    "SELECT line FROM temp.import_seen WHERE query_id = ? AND doc_id = ?", [q, d]
+                ).fetchone()
+                if found is not None and found[0] != line:
+                    raise InputError(
+                        f"duplicate judgment for query {q!r} doc {d!r} (first on line {found[0]})",
+                        "keep one line per (query, doc) pair",
+                        path=source,
+                        line=line,
+                    ) from None
+            raise
+
+    def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
+        """Append events from a judgments JSONL export, keeping their assessors and times."""
+        n = 0
+        top = self.scale.max_grade
+        with self.transaction():
+            queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
+            for lineno, j in items:
+                if j.query_id not in queries:
+                    raise InputError(
+                        f"query {j.query_id!r} is not in the golden set",
+                        "import its queries first",
+                        path=source,
+                        line=lineno,
+                    )
+                if j.grade is not None and j.grade > top:
+                    raise InputError(
+                        f"grade {j.grade} is above the scale's highest grade {top}", path=source, line=lineno
+                    )
+                self._insert_event(j, source)
+                n += 1
+        return n
+
+    def add_to_pool(self, entries: Iterable[PoolEntry]) -> int:
+        n = 0
+        with self.transaction():
+            for e in entries:
+                cur = self.conn.execute(
+                    "INSERT OR IGNORE INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, ?, ?)",
+                    [e.query_id, e.doc_id, e.source, e.best_rank],
+                )
+                n += cur.rowcount
+        return n
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -1,0 +1,177 @@
+"""Reads: labels, queries, documents, progress and status, all resolved by `resolved.CURRENT`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from ..models import DEFAULT_STRATUM, Document, Label, PoolEntry, Query, QueryProgress, StoreStatus, StratumStatus
+from .base import Connection
+
+LabelRow = tuple[str, str, int]
+"""(query, document, grade)."""
+
+
+class OpenWork(NamedTuple):
+    """The unlabeled pool and the current labels, read from one resolution of the log."""
+
+    unlabeled: list[PoolEntry]
+    labels: list[LabelRow]
+
+
+class Reads(Connection):
+    """What the store holds now."""
+
+    def label_rows(self, query_id: str | None = None) -> list[tuple[str, str, int]]:
+        """`labels()` as (query, doc, grade) tuples: for bulk reads (a large set has ~10^6 labels,
+        and building a model costs more than reading its row)."""
+        one = query_id is not None
+        sql = (
+            f"SELECT query_id, doc_id, grade FROM {self._current(one)} WHERE state = 'graded' ORDER BY query_id, doc_id"
+        )
+        return self.conn.execute(sql, {"qid": query_id}).fetchall()
+
+    def labels(self, query_id: str | None = None) -> list[Label]:
+        """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
+        return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]
+
+    def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
+        one = query_id is not None
+        sql = f"SELECT query_id, doc_id FROM {self._current(one, grades=False)} WHERE state = 'skipped'"
+        return [tuple(r) for r in self.conn.execute(sql, {"qid": query_id})]
+
+    def progress(self) -> list[QueryProgress]:
+        """Every query with its labeled, skipped and unlabeled-pool counts, by query id."""
+        sql = f"""
+            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state FROM {self._current(grades=False)}),
+            per AS (SELECT query_id, sum(state = 'graded') AS labeled, sum(state = 'skipped') AS skipped
+                    FROM cur GROUP BY query_id),
+            open AS (SELECT p.query_id, count(*) AS unlabeled FROM pool p
+                     LEFT JOIN cur c ON c.query_id = p.query_id AND c.doc_id = p.doc_id
+                     WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY p.query_id)
+            SELECT q.id, q.stratum, q.text, coalesce(per.labeled, 0), coalesce(per.skipped, 0),
+                   coalesce(open.unlabeled, 0)
+            FROM queries q LEFT JOIN per ON per.query_id = q.id LEFT JOIN open ON open.query_id = q.id
+            ORDER BY q.id
+        """
+        # the current state is computed once (one scan of the covering index); rows are trusted
+        # store output, so they are built without validation
+        return [
+            QueryProgress.model_construct(
+                query_id=r[0], stratum=r[1], text=r[2], labeled=r[3], skipped=r[4], unlabeled=r[5]
+            )
+            for r in self.conn.execute(sql)
+        ]
+
+    def query(self, query_id: str) -> Query | None:
+        rows = self._rows("SELECT * FROM queries WHERE id = ?", [query_id])
+        if not rows:
+            return None
+        r = rows[0]
+        return Query(id=r["id"], text=r["text"], stratum=r["stratum"], description=r["description"])
+
+    def queries(self) -> list[Query]:
+        return [
+            Query(id=r["id"], text=r["text"], stratum=r["stratum"], description=r["description"])
+            for r in self._rows("SELECT * FROM queries ORDER BY id")
+        ]
+
+    def documents(self) -> Iterator[Document]:
+        for r in self._rows("SELECT * FROM documents ORDER BY id"):
+            yield Document(id=r["id"], title=r["title"] or "", text=r["text"] or "")
+
+    def document(self, doc_id: str) -> Document | None:
+        rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
+        return Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "") if rows else None
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of every table (used to show that a failed import changed nothing)."""
+        return {
+            t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
+            for t in (
+                "meta",
+                "strata",
+                "queries",
+                "documents",
+                "judgments",
+                "pool",
+                "profiles",
+                "runs",
+                "run_rows",
+                "reports",
+            )
+        }
+
+    def status(self) -> StoreStatus:
+        weights = {r[0]: r[1] for r in self.conn.execute("SELECT name, weight FROM strata")}
+        per: dict[str, dict[str, Any]] = {}
+
+        def bucket(name: str) -> dict[str, Any]:
+            return per.setdefault(name, {"queries": 0, "labels": {}, "skipped": 0, "unlabeled_pool": 0})
+
+        for name in weights:
+            bucket(name)
+        for stratum, n in self.conn.execute("SELECT stratum, count(*) FROM queries GROUP BY stratum"):
+            bucket(stratum)["queries"] = n
+        # the resolved state is computed once, for the label counts and the pool both
+        sql = f"""
+            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state, grade FROM {self._current()}),
+            stratum_of AS (SELECT id, stratum FROM queries)
+            SELECT 'label', s.stratum, c.state, c.grade, count(*) FROM cur c JOIN stratum_of s ON s.id = c.query_id
+            WHERE c.state IN ('graded', 'skipped') GROUP BY s.stratum, c.state, c.grade
+            UNION ALL
+            SELECT 'pool', coalesce(s.stratum, ?), NULL, NULL, count(*) FROM pool p
+            LEFT JOIN cur c ON c.query_id = p.query_id AND c.doc_id = p.doc_id
+            LEFT JOIN stratum_of s ON s.id = p.query_id
+            WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY 2
+        """
+        for kind, stratum, state, grade, n in self.conn.execute(sql, [DEFAULT_STRATUM]):
+            b = bucket(stratum)
+            if kind == "pool":
+                b["unlabeled_pool"] = n
+            elif state == "graded":
+                b["labels"][str(grade)] = b["labels"].get(str(grade), 0) + n
+            else:
+                b["skipped"] += n
+        strata = [
+            StratumStatus(
+                name=name,
+                weight=weights.get(name),
+                queries=b["queries"],
+                labels=dict(sorted(b["labels"].items(), key=lambda kv: int(kv[0]))),
+                skipped=b["skipped"],
+                unlabeled_pool=b["unlabeled_pool"],
+            )
+            for name, b in sorted(per.items())
+        ]
+        labels: dict[str, int] = {}
+        for s in strata:
+            for g, n in s.labels.items():
+                labels[g] = labels.get(g, 0) + n
+        return StoreStatus(
+            name=self.name,
+            queries=sum(s.queries for s in strata),
+            documents=int(self._scalar("SELECT count(*) FROM documents")),
+            judgment_events=int(self._scalar("SELECT count(*) FROM judgments")),
+            labels=dict(sorted(labels.items(), key=lambda kv: int(kv[0]))),
+            skipped=sum(s.skipped for s in strata),
+            unlabeled_pool=sum(s.unlabeled_pool for s in strata),
+            strata=strata,
+        )
+
+    def open_work(self) -> OpenWork:
+        """The unlabeled pool (in pool order) and the current labels, resolving the log once."""
+        current = {
+            (q, d): (state, grade)
+            for q, d, state, grade in self.conn.execute(f"SELECT query_id, doc_id, state, grade FROM {self._current()}")
+        }
+        unlabeled = [
+            PoolEntry.model_construct(query_id=q, doc_id=d, source=src or "", best_rank=rank)
+            for q, d, src, rank in self.conn.execute(
+                "SELECT query_id, doc_id, source, best_rank FROM pool "
+                "ORDER BY query_id, coalesce(best_rank, 1e9), rowid"
+            )
+            if current.get((q, d), ("cleared", None))[0] == "cleared"
+        ]
+        labels = [(q, d, g) for (q, d), (state, g) in current.items() if state == "graded"]
+        return OpenWork(unlabeled, labels)

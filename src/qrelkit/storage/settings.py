@@ -1,0 +1,104 @@
+"""Golden-set settings: name, grade scale, label policy, strata and their weights, scoring profiles."""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import StoreError
+from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, Stratum
+from ..resolution import POLICIES
+from .base import Connection
+
+
+class Settings(Connection):
+    """The store's settings (one row each in `meta`, plus the `strata` and `profiles` tables)."""
+
+    def configure(
+        self, *, name: str | None = None, scale: GradeScale | None = None, label_policy: LabelPolicy | None = None
+    ) -> None:
+        with self.transaction():
+            if label_policy is not None:
+                if label_policy not in POLICIES:
+                    raise StoreError(f"unknown label policy {label_policy!r}", f"use one of {', '.join(POLICIES)}")
+                self._set_meta("label_policy", label_policy)
+            if name is not None:
+                self._set_meta("name", name)
+            if scale is not None:
+                top = self._scalar("SELECT max(grade) FROM judgments WHERE state = 'graded'")
+                if top is not None and top > scale.max_grade:
+                    raise StoreError(
+                        f"the store already holds grade {top}, above the new scale's {scale.max_grade}",
+                        "choose a scale that covers the existing grades",
+                    )
+                self._set_meta("scale", scale.model_dump_json())
+
+    def strata(self) -> list[Stratum]:
+        return [Stratum(name=r["name"], weight=r["weight"]) for r in self._rows("SELECT * FROM strata ORDER BY name")]
+
+    def check_stratum(self, name: str | None) -> None:
+        """Refuse a stratum name that neither has a weight nor holds a query (None passes)."""
+        if name is None:
+            return
+        known = {r[0] for r in self.conn.execute("SELECT name FROM strata UNION SELECT stratum FROM queries")}
+        if name not in known:
+            raise StoreError(f"unknown stratum {name!r}", "see `qrelkit strata list`")
+
+    def set_stratum(self, stratum: Stratum) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)", [stratum.name, stratum.weight]
+            )
+
+    def profiles(self) -> list[ScoringProfile]:
+        return [
+            ScoringProfile(
+                name=r["name"],
+                metrics=json.loads(r["metrics"]),
+                strata=json.loads(r["strata"]) if r["strata"] else None,
+            )
+            for r in self._rows("SELECT * FROM profiles ORDER BY name")
+        ]
+
+    def set_profile(self, profile: ScoringProfile) -> None:
+        with self.transaction():
+            self._put_profile(profile)
+
+    def _put_profile(self, profile: ScoringProfile) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO profiles(name, metrics, strata) VALUES (?, ?, ?)",
+            [
+                profile.name,
+                json.dumps(profile.metrics),
+                json.dumps(profile.strata) if profile.strata is not None else None,
+            ],
+        )
+
+    def info(self) -> GoldenSetInfo:
+        return GoldenSetInfo(
+            name=self.name,
+            scale=self.scale,
+            strata=self.strata(),
+            profiles=self.profiles(),
+            label_policy=self.label_policy,
+        )
+
+    def apply_info(self, info: GoldenSetInfo) -> None:
+        """Take every setting from `info` (loading a frozen version), inside the caller's transaction."""
+        with self.transaction():
+            self._set_meta("name", info.name)
+            self._set_meta("scale", info.scale.model_dump_json())
+            self._set_meta("label_policy", info.label_policy)
+            for stratum in info.strata:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)", [stratum.name, stratum.weight]
+                )
+            for profile in info.profiles:
+                self._put_profile(profile)
+
+    def query_strata(self) -> dict[str, str]:
+        """Query id -> stratum, for every query."""
+        return dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
+
+    def weights(self) -> dict[str, float]:
+        """Stratum -> traffic weight, for every stratum with a weight."""
+        return {s.name: s.weight for s in self.strata()}

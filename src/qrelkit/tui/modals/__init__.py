@@ -1,0 +1,1 @@
+"""The modal screens: every key, a note, the next query."""

@@ -1,0 +1,101 @@
+"""The content of a version in memory (`Snapshot`), its counts, and its content identity.
+
+A version's `content_hash` covers documents, queries, labels, strata with weights, the grade
+scale and scoring profiles; not row order, creation time, name or version. Two freezes of an
+unchanged store give the same `content_hash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..models import (
+    DEFAULT_STRATUM,
+    Document,
+    GoldenSetInfo,
+    Judgment,
+    Label,
+    PoolEntry,
+    Query,
+    StratumCounts,
+)
+
+
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def documents_hash(docs: Iterable[Document]) -> str:
+    """sha256 over the documents, independent of their order."""
+    lines = sorted(_canonical([d.id, d.title, d.text]) for d in docs)
+    h = hashlib.sha256()
+    for line in lines:
+        h.update(line + b"\n")
+    return "sha256:" + h.hexdigest()
+
+
+def content_hash(
+    info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[tuple[str, str, int]], docs_hash: str
+) -> str:
+    """The canonical content hash, prefixed `sha256:`; `labels` as (query, doc, grade) rows."""
+    body = {
+        "scale": info.scale.model_dump(mode="json"),
+        "strata": sorted([s.name, s.weight] for s in info.strata),
+        "profiles": sorted((p.model_dump(mode="json") for p in info.profiles), key=lambda p: p["name"]),
+        "queries": sorted([q.id, q.text, q.stratum, q.description] for q in queries),
+        "labels": sorted([q, d, g] for q, d, g in labels),
+        "documents": docs_hash,
+    }
+    return "sha256:" + hashlib.sha256(_canonical(body)).hexdigest()
+
+
+@dataclass
+class Snapshot:
+    """Everything a version holds, in memory."""
+
+    info: GoldenSetInfo
+    queries: list[Query]
+    documents: list[Document]
+    labels: list[Label]
+    events: list[Judgment]
+    unlabeled: list[PoolEntry]
+    skipped: list[tuple[str, str]]
+
+    def content_hash(self) -> str:
+        rows = ((lab.query_id, lab.doc_id, lab.grade) for lab in self.labels)
+        return content_hash(self.info, self.queries, rows, documents_hash(self.documents))
+
+    def counts(self) -> dict[str, StratumCounts]:
+        """Stratum -> counts of queries, labels by grade, skipped and unlabeled pairs; `all` holds the totals."""
+        stratum_of = {q.id: q.stratum for q in self.queries}
+        names = sorted({s.name for s in self.info.strata} | set(stratum_of.values()))
+        queries = Counter(stratum_of.values())
+        labels: dict[str, Counter[str]] = {s: Counter() for s in names}
+        for lab in self.labels:
+            labels[stratum_of.get(lab.query_id, DEFAULT_STRATUM)][str(lab.grade)] += 1
+        skipped = Counter(stratum_of.get(q, DEFAULT_STRATUM) for q, _ in self.skipped)
+        unlabeled = Counter(stratum_of.get(p.query_id, DEFAULT_STRATUM) for p in self.unlabeled)
+        out = {
+            s: StratumCounts(
+                queries=queries[s],
+                labels=dict(sorted(labels[s].items())),
+                skipped=skipped[s],
+                unlabeled=unlabeled[s],
+            )
+            for s in names
+        }
+        total: Counter[str] = Counter()
+        for c in out.values():
+            total.update(c.labels)
+        out["all"] = StratumCounts(
+            queries=len(self.queries),
+            labels=dict(sorted(total.items())),
+            skipped=len(self.skipped),
+            unlabeled=len(self.unlabeled),
+        )
+        return out

@@ -1,0 +1,53 @@
+"""What a user does, callable from Python without click or textual; both edges (`qrelkit.cli`,
+`qrelkit.tui`) call these and only render what comes back.
+
+    sources     what a score is computed against (store, version, qrels file); measures and strata
+    scoring     score run files (each read once) into fingerprinted reports
+    compare     pair two runs or reports; comparability; CI gates
+    pooling     pool runs into the store; run coverage
+    queue       the judging queue (the same for `qrelkit queue` and the judging screen)
+    judging     a judging session: documents, judging, adjudication
+    assessors   overlap assignments, agreement
+    versions    snapshot, freeze, load a version
+    importing   queries, documents, qrels, judgments, BEIR
+    exporting   labels, the event log; reports kept in the store
+    setup       the store, scale, policy, strata, profiles
+    demo        the bundled golden set
+
+    >>> from qrelkit.storage import Store
+    >>> from qrelkit.workflows import sources, scoring
+    >>> source = sources.ScoringSource.from_store(Store.open("qrelkit.db"))
+    >>> report = scoring.score_run(source, Path("bm25.run"), sources.plan(source, metrics="nDCG@10"))
+
+Modules load on first use (`from qrelkit.workflows import scoring`), so importing the package
+loads neither numpy nor the store.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+MODULES = (
+    "assessors",
+    "compare",
+    "demo",
+    "exporting",
+    "importing",
+    "judging",
+    "pooling",
+    "queue",
+    "scoring",
+    "setup",
+    "sources",
+    "versions",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in MODULES:
+        return import_module(f".{name}", __name__)
+    raise AttributeError(name)
+
+
+__all__ = list(MODULES)

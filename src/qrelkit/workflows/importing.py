@@ -1,0 +1,86 @@
+"""Imports into the store, each one transaction: queries (JSONL or TSV), documents, qrels,
+judgment logs and BEIR folders. An input with nothing in it is an error (usually the wrong file)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..errors import InputError
+from ..formats import beir, jsonl, trec, tsv
+from ..models import Document, Judgment, Query
+from ..storage import Store
+
+QueryFormat = Literal["auto", "jsonl", "tsv"]
+
+
+def refuse_empty(n: int, path: Path, what: str) -> int:
+    """`n`, unless it is 0: then the input held no `what` (nothing was written)."""
+    if n == 0:
+        raise InputError(f"no {what} in the file", "is this the right file?", path=str(path))
+    return n
+
+
+def import_queries(store: Store, path: Path, *, fmt: QueryFormat = "auto", create_strata: bool = False) -> int:
+    """Queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum]); `auto`:
+    .jsonl / .ndjson is JSON Lines, anything else TSV."""
+    from ..formats.runs import is_jsonl, is_report
+
+    if fmt == "auto" and is_report(path):
+        raise InputError(
+            "a .json file is one JSON document; queries are JSON Lines or TSV", "pass --format jsonl", path=str(path)
+        )
+    use_jsonl = fmt == "jsonl" or (fmt == "auto" and is_jsonl(path))
+    items: Iterator[tuple[int, Query]] = (
+        jsonl.read_models(path, Query, 'lines are {"id": ..., "text": ..., "stratum": ...}')
+        if use_jsonl
+        else tsv.read_queries(path)
+    )
+    return refuse_empty(store.import_queries(items, source=str(path), create_strata=create_strata), path, "queries")
+
+
+def import_documents(store: Store, path: Path) -> int:
+    """Documents from JSONL (id, title, text)."""
+    docs = (d for _, d in jsonl.read_models(path, Document, 'lines are {"id": ..., "title": ..., "text": ...}'))
+    return refuse_empty(store.import_documents(docs), path, "documents")
+
+
+def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[int, int]:
+    """TREC qrels as graded events by `assessor`; negative grades go to the pool as unjudged.
+    (labels, pooled). The store finds repeated pairs (streaming), so the reader does not."""
+    labels, pooled = store.import_qrels(trec.read_qrels(path, check_repeats=False), source=str(path), assessor=assessor)
+    refuse_empty(labels + pooled, path, "qrels lines")
+    return labels, pooled
+
+
+def import_judgments(store: Store, path: Path) -> int:
+    """A judgments JSONL event log (as `export judgments` writes it)."""
+    return refuse_empty(
+        store.import_judgments(jsonl.read_models(path, Judgment), source=str(path)), path, "judgment events"
+    )
+
+
+@dataclass(frozen=True)
+class BeirImport:
+    documents: int
+    queries: int
+    labels: int
+    pooled: int
+
+
+def import_beir(
+    store: Store, folder: Path, *, split: str = "test", stratum: str = "default", assessor: str = "beir"
+) -> BeirImport:
+    """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
+    qrels_path = beir.split_path(folder, split)
+    with store.transaction():
+        nd = store.import_documents(beir.read_corpus(folder))
+        nq = store.import_queries(
+            ((0, q) for q in beir.read_queries(folder, stratum)),
+            source=str(folder / "queries.jsonl"),
+            create_strata=True,
+        )
+        nl, npool = store.import_qrels(beir.read_qrels(qrels_path), source=str(qrels_path), assessor=assessor)
+    return BeirImport(documents=nd, queries=nq, labels=nl, pooled=npool)

@@ -1,0 +1,47 @@
+"""Pooling runs into the store, and how much of each run's top k is labeled (`status --runs`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from ..models import PoolResult, RunCoverage
+from ..storage import Store
+from .queue import labels_by_query
+
+if TYPE_CHECKING:
+    from ..scoring.arrays import RunLists
+
+
+def read_run_lists(paths: Sequence[Path], depth: int) -> list[RunLists]:
+    """Each run's top `depth` documents per query (trec_eval order); run names must differ (they
+    name the runs in the store)."""
+    from ..formats.runs import read_run_records, run_name
+    from ..scoring.arrays import RunLists, top_documents
+
+    names = [run_name(p) for p in paths]
+    for name in names:
+        if names.count(name) > 1:
+            raise UsageError(f"two runs are named {name!r}", "give every run file a distinct name")
+    return [
+        RunLists(name, top_documents(((r.query_id, r.doc_id, r.score) for r in read_run_records(path)), depth))
+        for path, name in zip(paths, names, strict=True)
+    ]
+
+
+def pool(store: Store, paths: Sequence[Path], *, depth: int, stratum: str | None = None) -> PoolResult:
+    """Pool each run's unlabeled top `depth` pairs (of one stratum's queries, if given)."""
+    store.check_stratum(stratum)
+    lists = read_run_lists(paths, depth)
+    return store.pool_runs(lists, depth=depth, paths=[str(p) for p in paths], stratum=stratum)
+
+
+def run_coverage(store: Store, paths: Sequence[Path], k: int) -> list[RunCoverage]:
+    """The judged coverage of each run's top k, per golden-set query and stratum."""
+    from ..scoring.coverage import run_coverage as coverage
+
+    strata = store.query_strata()
+    labels = labels_by_query(store.label_rows())
+    return [coverage(run, strata, labels, k) for run in read_run_lists(paths, k)]

@@ -1,0 +1,89 @@
+"""The judging queue: which unlabeled pooled pair to judge next, the same for `qrelkit queue` and
+the judging screen (an assessor's own pending assignments first, then the queue's order)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+from typing import TYPE_CHECKING
+
+from ..models import QueueItem, QueueOrder
+from ..storage import LabelRow, Store
+
+if TYPE_CHECKING:
+    from ..scoring.arrays import RunLists
+
+
+def run_lists(store: Store) -> list[RunLists]:
+    """The runs pooled into the store, as the scoring engine takes them."""
+    from ..scoring.arrays import RunLists
+
+    return [RunLists(name, ranked) for name, ranked in store.stored_runs().items()]
+
+
+def labels_by_query(
+    rows: Sequence[LabelRow], leave_out: Set[tuple[str, str]] = frozenset()
+) -> dict[str, dict[str, int]]:
+    """(query, doc, grade) rows as query -> doc -> grade, without the pairs in `leave_out`."""
+    labels: dict[str, dict[str, int]] = {}
+    for q, d, g in rows:
+        if (q, d) not in leave_out:
+            labels.setdefault(q, {})[d] = g
+    return labels
+
+
+def impacts(
+    store: Store,
+    pairs: Sequence[tuple[str, str]],
+    labels: dict[str, dict[str, int]],
+    metrics: str | Sequence[str] | None = None,
+) -> list[float]:
+    """Each pair's impact on the pooled runs' open bounds (`scoring.impact`), over this store's
+    strata, weights and scale; `metrics` default: `IMPACT_METRICS`."""
+    from ..scoring.impact import IMPACT_METRICS, impact_scores
+
+    scale = store.scale
+    return impact_scores(
+        pairs,
+        run_lists(store),
+        labels,
+        max_grade=scale.max_grade,
+        strata=store.query_strata(),
+        weights=store.weights(),
+        metrics=metrics or IMPACT_METRICS,
+        relevance_threshold=scale.relevance_threshold,
+    )
+
+
+def ordered_queue(
+    store: Store,
+    order: QueueOrder = "impact",
+    *,
+    seed: int = 0,
+    stratum: str | None = None,
+    metrics: str | Sequence[str] | None = None,
+    assessor: str | None = None,
+) -> list[QueueItem]:
+    """The unlabeled pooled pairs (of one stratum, if given) in judging order (`scoring.impact`);
+    without pooled runs every impact is 0, so the impact order falls back to the depth order.
+    With `assessor`, the pairs assigned to them that they have not judged come first (in queue
+    order where the queue has them), marked `assigned`."""
+    from ..scoring.impact import order_queue
+
+    work = store.open_work()
+    entries = work.unlabeled
+    strata = store.query_strata()
+    if stratum is not None:
+        entries = [e for e in entries if strata.get(e.query_id) == stratum]
+    scores = None
+    if order == "impact":
+        scores = impacts(store, [(e.query_id, e.doc_id) for e in entries], labels_by_query(work.labels), metrics)
+    items = order_queue(entries, order, impacts=scores, seed=seed)
+    mine = store.pending_assignments(assessor) if assessor is not None else []
+    mine = [p for p in mine if stratum is None or strata.get(p[0]) == stratum]
+    if not mine:
+        return items
+    rank = {(i.query_id, i.doc_id): n for n, i in enumerate(items)}
+    own = set(mine)
+    first = sorted(mine, key=lambda p: (rank.get(p, len(rank)), p))
+    assigned = [QueueItem(query_id=q, doc_id=d, priority=0.0, source="assigned") for q, d in first]
+    return assigned + [i for i in items if (i.query_id, i.doc_id) not in own]

@@ -1,0 +1,102 @@
+"""Scoring runs: each run file read once, evaluated against a source, wrapped in a fingerprinted
+report; and the coverage floor (`score --min-coverage`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..errors import InputError
+from ..models import FileFingerprint, Fingerprint, ScoreReport
+from .sources import ScoringPlan, ScoringSource
+
+
+def display_names(paths: Sequence[Path]) -> list[str]:
+    """A name per run file for reports and output: the file name, with as many parent folders as
+    it takes to tell apart files that share a name (`a/bm25.run`, `b/bm25.run`); the same file
+    given twice gets `#2`."""
+    parts = [p.resolve().parts for p in paths]
+    names = []
+    for i, path in enumerate(paths):
+        depth = 1
+        while depth < len(parts[i]) and any(
+            j != i and parts[j][-depth:] == parts[i][-depth:] and parts[j] != parts[i] for j in range(len(paths))
+        ):
+            depth += 1
+        names.append("/".join(parts[i][-depth:]) if depth > 1 else path.name)
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            names[i] = f"{name}#{seen[name]}"
+    return names
+
+
+def score_run(
+    source: ScoringSource,
+    path: Path,
+    plan: ScoringPlan,
+    *,
+    per_query: bool = False,
+    bounds: bool = True,
+    name: str | None = None,
+) -> ScoreReport:
+    """Score one run file (read once: fast path, exact fallback and sha256 together) against
+    `source`; the report's run is called `name` (default: the file name)."""
+    from ..formats.runs import is_report, read_run_file
+    from ..scoring import evaluate_columns  # numpy loads only when scoring
+
+    if is_report(path):
+        raise InputError(
+            "a .json file is a saved report, not a run", "runs are TREC text or JSON Lines (.jsonl)", path=str(path)
+        )
+    run = read_run_file(path)
+    scale = source.info.scale
+    ev = evaluate_columns(
+        source.labels,
+        run.columns,
+        plan.metrics,
+        queries=plan.queries,
+        strata=source.strata,
+        weights=plan.weights,
+        relevance_threshold=scale.relevance_threshold,
+        max_grade=scale.max_grade,
+        qrels_hash=source.labels_hash,
+        run_hash=run.doc_hash,
+        run_unique=True,  # both readers refuse duplicate (query, doc) pairs
+        bounds=bounds,
+    )
+    fingerprint = Fingerprint(
+        golden=source.golden,
+        qrels=source.qrels,
+        run=FileFingerprint(name=name or path.name, sha256=run.sha256),
+        metrics=[m.name for m in ev.measures],
+        relevance_threshold=scale.relevance_threshold,
+        max_grade=ev.ranked.max_grade,
+        qrelkit_version=__version__,
+    )
+    return ev.report(fingerprint, per_query=per_query)
+
+
+def score_runs(
+    source: ScoringSource, paths: Sequence[Path], plan: ScoringPlan, *, per_query: bool = False, bounds: bool = True
+) -> list[ScoreReport]:
+    """Score every run file, each under a name that tells it from the others (`display_names`)."""
+    return [
+        score_run(source, path, plan, per_query=per_query, bounds=bounds, name=name)
+        for path, name in zip(paths, display_names(paths), strict=True)
+    ]
+
+
+def coverage_violations(reports: Sequence[ScoreReport], threshold: float) -> list[str]:
+    """'run: metric (stratum) 0.71' for every mean coverage under the threshold."""
+    found = []
+    for rep in reports:
+        for name, m in rep.metrics.items():
+            if m.coverage is not None and m.coverage < threshold:
+                found.append(f"{rep.fingerprint.run.name}: {name} (all) {m.coverage:.3f}")
+            for s, sub in m.by_stratum.items():
+                if sub.coverage is not None and sub.coverage < threshold:
+                    found.append(f"{rep.fingerprint.run.name}: {name} ({s}) {sub.coverage:.3f}")
+    return found

@@ -1,0 +1,157 @@
+"""What a score is computed against (the store, a frozen version or a qrels file), and which
+measures, queries and traffic weights a scoring uses (from --metrics, or a scoring profile)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import versioning
+from ..errors import UsageError
+from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
+from ..scoring.measures import DEFAULT_METRICS, canonical_names, parse_measures
+from ..storage import Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..formats.columns import Columns
+
+
+@dataclass(frozen=True)
+class ScoringSource:
+    """Labels to score against, the queries to evaluate and their strata, and the identity that
+    goes into every report's fingerprint."""
+
+    labels: Columns
+    labels_hash: npt.NDArray[np.uint64] | None
+    """The fast parser's document hashes, when the labels came from it (else computed)."""
+    queries: list[str] | None
+    """The evaluated queries; None: the queries of a qrels file, in file order."""
+    strata: dict[str, str]
+    info: GoldenSetInfo
+    golden: GoldenFingerprint | None
+    qrels: FileFingerprint | None
+
+    @classmethod
+    def from_store(cls, store: Store, version: str | None = None) -> ScoringSource:
+        """The store's current labels (its working copy, or `version` when it was loaded from one)."""
+        from ..formats.columns import Columns
+
+        with store.read_transaction():
+            info = store.info()
+            queries = store.queries()
+            labels = store.label_rows()
+            docs = versioning.documents_hash(store.documents())
+        return cls(
+            labels=Columns.from_rows(labels, integer=True),
+            labels_hash=None,
+            queries=[q.id for q in queries],
+            strata={q.id: q.stratum for q in queries},
+            info=info,
+            golden=GoldenFingerprint(
+                name=info.name, version=version, content_hash=versioning.content_hash(info, queries, labels, docs)
+            ),
+            qrels=None,
+        )
+
+    @classmethod
+    def from_version(cls, folder: Path, *, check: bool = True) -> ScoringSource:
+        """A frozen version's labels; with `check`, an altered version is refused."""
+        from ..formats.columns import Columns
+
+        snap = versioning.read(folder, check=check)
+        manifest = versioning.read_manifest(folder)
+        return cls(
+            labels=Columns.from_rows([(x.query_id, x.doc_id, x.grade) for x in snap.labels], integer=True),
+            labels_hash=None,
+            queries=[q.id for q in snap.queries],
+            strata={q.id: q.stratum for q in snap.queries},
+            info=snap.info,
+            golden=GoldenFingerprint(
+                name=manifest.name,
+                version=manifest.version,
+                content_hash=manifest.content_hash if check else snap.content_hash(),
+            ),
+            qrels=None,
+        )
+
+    @classmethod
+    def from_qrels(cls, path: Path) -> ScoringSource:
+        """A TREC qrels file (read once); its queries are the ones evaluated, its top grade the scale's."""
+        from ..formats.runs import read_qrels_file
+
+        qrels = read_qrels_file(path)
+        top = int(qrels.columns.value.max(initial=1))
+        return cls(
+            labels=qrels.columns,
+            labels_hash=qrels.doc_hash,
+            queries=None,
+            strata={},
+            info=GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1))),
+            golden=None,
+            qrels=FileFingerprint(name=path.name, sha256=qrels.sha256),
+        )
+
+
+def choose_source(
+    open_store: Callable[[], Store], *, golden: Path | None, qrels: Path | None, verify: bool = True
+) -> ScoringSource:
+    """--qrels FILE, --golden FOLDER, or else the store (opened only then)."""
+    if golden and qrels:
+        raise UsageError("give --golden or --qrels, not both", "--golden scores against a frozen version")
+    if qrels:
+        return ScoringSource.from_qrels(qrels)
+    if golden:
+        return ScoringSource.from_version(golden, check=verify)
+    return ScoringSource.from_store(open_store())
+
+
+@dataclass(frozen=True)
+class ScoringPlan:
+    """What to compute: canonical measure names, the evaluated queries and the strata weights."""
+
+    metrics: list[str]
+    queries: list[str] | None
+    weights: dict[str, float]
+
+
+def canonical(names: str | Sequence[str]) -> list[str]:
+    """Measure names as the reports carry them (`MAP` -> `AP`, `Hit@3` -> `Success@3`); a measure
+    named twice by the user is an error (`scoring.measures`)."""
+    return [m.name for m in parse_measures(names if isinstance(names, str) else list(names))]
+
+
+def merge(first: Sequence[str], *more: Sequence[str]) -> list[str]:
+    """Canonical names of `first`, then of every other list's measures not already there."""
+    extra = [name for names in more for name in ([names] if isinstance(names, str) else names)]
+    return canonical_names([*(canonical(first) if first else []), *extra])
+
+
+def plan(
+    source: ScoringSource,
+    *,
+    metrics: str | None = None,
+    profile: str | None = None,
+    extra: Sequence[str] = (),
+) -> ScoringPlan:
+    """The measures (--metrics, else the profile's, else the defaults; `extra` appended), and the
+    queries and weights (the profile's strata only, when a profile is chosen)."""
+    strata_filter: list[str] | None = None
+    chosen: Sequence[str] = DEFAULT_METRICS
+    if profile is not None:
+        found = {p.name: p for p in source.info.profiles}
+        if profile not in found:
+            known = ", ".join(sorted(found)) or "none"
+            raise UsageError(f"no scoring profile {profile!r} in this golden set", f"profiles: {known}")
+        chosen, strata_filter = found[profile].metrics, found[profile].strata
+    names = merge(metrics if metrics else list(chosen), extra)
+    queries = source.queries
+    weights = {s.name: s.weight for s in source.info.strata}
+    if strata_filter is not None:
+        queries = [q for q in queries or [] if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
+        weights = {s: w for s, w in weights.items() if s in strata_filter}
+    return ScoringPlan(metrics=names, queries=queries, weights=weights)

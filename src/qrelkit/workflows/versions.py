@@ -1,0 +1,58 @@
+"""Frozen versions of the store: snapshot it, freeze it under `goldensets/NAME/VERSION/`, load one
+back. The folders themselves (hashes, verify, diff) are `qrelkit.versioning`'s."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import versioning
+from ..errors import UsageError, VersionError
+from ..models import Manifest
+from ..storage import Store
+
+
+def snapshot(store: Store) -> versioning.Snapshot:
+    """Everything in the store, read in one transaction (a judgment arriving meanwhile is either
+    wholly in the snapshot or not at all)."""
+    with store.read_transaction():
+        return versioning.Snapshot(
+            info=store.info(),
+            queries=store.queries(),
+            documents=list(store.documents()),
+            labels=store.labels(),
+            events=store.events(),
+            unlabeled=store.unlabeled_pool(),
+            skipped=store.skipped(),
+        )
+
+
+def check_name(name: str, version: str) -> None:
+    """A golden-set name and version are folder names: non-empty, no white space or slashes."""
+    if not name or not version or any(c.isspace() or c in "/\\" for c in name + version):
+        raise UsageError(f"invalid name or version {name!r} {version!r}", "no spaces or slashes, e.g. pydocs 1.2")
+
+
+def freeze(store: Store, out: Path, name: str, version: str, *, note: str | None = None) -> Manifest:
+    """Freeze the store as `out/name/version/`."""
+    check_name(name, version)
+    return versioning.freeze(snapshot(store), out, name, version, note=note)
+
+
+def load_version(store: Store, folder: Path, *, check: bool = True) -> Manifest:
+    """Load a frozen version (settings, queries, documents, the event log, the unlabeled pool)
+    in one transaction; with `check`, an altered version is refused. The labels the log
+    resolves to must equal the version's qrels.txt."""
+    snap = versioning.read(folder, check=check)
+    manifest = versioning.read_manifest(folder)
+    with store.transaction():
+        store.apply_info(snap.info)
+        store.import_queries(enumerate(snap.queries, 1), source=str(folder / "queries.jsonl"))
+        store.import_documents(snap.documents)
+        store.import_judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"))
+        store.add_to_pool(snap.unlabeled)
+        if set(store.label_rows()) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
+            raise VersionError(
+                f"{folder}: the judgment log does not resolve to qrels.txt",
+                "the version is inconsistent; freeze it again from its store",
+            )
+    return manifest

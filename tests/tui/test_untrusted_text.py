@@ -1,0 +1,94 @@
+"""Text from data (ids, query text, guidelines, documents, notes, assessor and store names) is shown
+as it is: never read as markup (no crash on `[/]`, no action from `[@click=...]`), and control
+characters are shown as escapes instead of reaching the terminal."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input, Static
+
+from qrelkit.models import Document, GradeLevel, GradeScale, Judgment, JudgmentState, PoolEntry, Query
+from qrelkit.storage import Store
+from qrelkit.tui.app import JudgeApp
+from qrelkit.tui.modals.next_query import NextQueryScreen
+from qrelkit.tui.screens.adjudication import AdjudicationScreen
+from qrelkit.tui.screens.judging import JudgingScreen
+from qrelkit.tui.screens.query_list import QueryListScreen
+
+from .conftest import judge_app, make_store
+
+NASTY = "[/] [@click=app.quit] \x1b[2J"
+SHOWN = "[/] [@click=app.quit] \\x1b[2J"
+"""What the screens show for NASTY."""
+QUERY, DOC, BOB = "q[/]", "d[@click=app.quit]", "bob[/]"
+
+
+def nasty_store() -> Store:
+    """`make_store` plus a query, a document, notes and names made of markup and an escape
+    sequence; ann and bob[/] disagree on the document."""
+    store = make_store()
+    store.configure(name=f"tiny{NASTY}")
+    levels = [GradeLevel(grade=g, name=f"g{g}[/]") for g in range(4)]
+    store.configure(scale=GradeScale(levels=levels))
+    query = Query(id=QUERY, text=NASTY, stratum="nav", description=f"guide {NASTY}")
+    store.import_queries([(3, query)], source="t")
+    store.import_documents([Document(id=DOC, title=f"title {NASTY}", text=f"body {NASTY}")])
+    store.add_to_pool([PoolEntry(query_id=QUERY, doc_id=DOC, best_rank=1)])
+    for who, grade in (("ann", 0), (BOB, 3)):
+        store.record(
+            Judgment(query_id=QUERY, doc_id=DOC, state=JudgmentState.GRADED, grade=grade, assessor=who, note=NASTY)
+        )
+    return store
+
+
+def _shown(app: JudgeApp, selector: str) -> str:
+    text = str(app.screen.query_one(selector, Static).render())
+    assert "\x1b" not in text
+    return text
+
+
+async def test_the_judging_screen_shows_data_as_it_is() -> None:
+    app = judge_app(nasty_store(), "ann", query=QUERY)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, JudgingScreen)
+        assert SHOWN in app.title and "\x1b" not in app.title
+        query = _shown(app, "#query")
+        assert f"{QUERY} (nav)  {SHOWN}" in query and f"guide {SHOWN}" in query
+        text = _shown(app, "#text")
+        assert DOC in text and f"title {SHOWN}" in text and f"body {SHOWN}" in text
+        label = _shown(app, "#label")
+        assert f"votes ann 0, {BOB} 3" in label and f"“{SHOWN}”" in label
+        assert "g0[/]" in _shown(app, "#keys")
+        await pilot.press("e")  # the note modal opens on the note as it is (to edit it)
+        assert app.screen.query_one(Input).value == NASTY
+        await pilot.press("escape")
+        app.push_screen(NextQueryScreen(QUERY, QUERY, NASTY))
+        await pilot.pause()
+        assert f"Next with unlabeled documents: {QUERY}  {SHOWN}" in _shown(app, "Static")
+        assert app.is_running
+
+
+async def test_the_query_list_shows_data_as_it_is() -> None:
+    app = judge_app(nasty_store(), "ann")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, QueryListScreen)
+        row = app.screen.query_one(DataTable).get_row(QUERY)
+        assert [str(c) for c in row[:3]] == [QUERY, "nav", SHOWN[:21] + "…"]
+        assert app.is_running
+
+
+async def test_the_adjudication_screen_shows_data_as_it_is() -> None:
+    app = judge_app(nasty_store(), "lead", adjudicate=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, AdjudicationScreen)
+        assert f"{QUERY}  {SHOWN}" in _shown(app, "#query")
+        assert f"body {SHOWN}" in _shown(app, "#text")
+        votes = _shown(app, "#votes")
+        assert f"ann: 0 (g0[/])  “{SHOWN}”" in votes and f"{BOB}: 3 (g3[/])  “{SHOWN}”" in votes
+        await pilot.press("3")
+        assert "No disagreement left" in _shown(app, "#query")
+        assert app.is_running
