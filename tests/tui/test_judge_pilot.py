@@ -211,3 +211,16 @@ async def test_answering_the_next_query_offer_recomputes_the_queue_once(
         await app.workers.wait_for_complete()
         assert calls == [None]  # once
         assert isinstance(app.screen, JudgingScreen) and app.screen.query_id == "q2"
+
+
+async def test_the_query_list_under_a_judging_screen_loads_only_when_shown(tiny_store: Store) -> None:
+    """`judge --query`: the list's counts (seconds on a big store, and a table filled frame by
+    frame) are read only once the assessor goes back to it, never behind the judging screen."""
+    app = judge_app(tiny_store, "ann", query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        listing = app.screen_stack[-2]
+        assert isinstance(listing, QueryListScreen) and listing.rows == []
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        assert app.screen is listing and {r.query_id for r in listing.rows} == {"q1", "q2"}

@@ -82,7 +82,9 @@ class QueryListScreen(Screen[None]):
         self.call_after_refresh(self._load_if_shown)
 
     def _load_if_shown(self) -> None:
-        if self.is_current:
+        # `is_current` is also true for a screen under the top one (Textual counts background
+        # screens as current): only the top of the stack is shown
+        if self.app.screen is self:
             self.load()
 
     @work(thread=True, exclusive=True, group="load")
