@@ -114,7 +114,7 @@ judgments = st.builds(
         state=state,
         grade=grade if state in (JudgmentState.GRADED, JudgmentState.ADJUDICATED) else None,
         assessor=assessor,
-        note=note,
+        note=note if state is not JudgmentState.NOTED or (note or "").strip() else "a note",  # a note event has one
         seconds=secs,
     ),
     ids,

@@ -21,7 +21,8 @@ _EVENT = st.tuples(
 
 def _event(doc: str, who: str, state: JudgmentState, grade: int) -> Judgment:
     graded = state in (JudgmentState.GRADED, JudgmentState.ADJUDICATED)
-    return Judgment(query_id="q", doc_id=doc, state=state, grade=grade if graded else None, assessor=who)
+    note = "a note" if state is JudgmentState.NOTED else None  # notes and retractions are in the mix
+    return Judgment(query_id="q", doc_id=doc, state=state, grade=grade if graded else None, assessor=who, note=note)
 
 
 @settings(max_examples=150, deadline=None)

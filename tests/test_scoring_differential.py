@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import qrelkit
+from conftest import Cli, one_report
 from oracle import trec_eval
 from qrelkit.errors import InputError, ScoringError
 from qrelkit.formats import trec
@@ -231,3 +232,28 @@ def test_canonical_names() -> None:
     assert canonical_names("") == []
     with pytest.raises(ScoringError, match="unknown measure"):
         canonical_names("nDCG@10,Foo")
+
+
+@pytest.mark.parametrize("big", [127, 128, 200, 255, 256, 32_767, 32_768, 40_000])
+def test_large_grades_score_as_trec_eval_through_the_file_path(run_cli: Cli, big: int) -> None:
+    """Grades above 127 used to wrap in the run-side grade array (int8): a document graded 200
+    ranked first scored P@1 = 0. Through the columnar file path, as `score --qrels` reads it."""
+    import pytrec_eval
+
+    qrels = {"q": {"a": big, "b": 1, "c": 0}, "r": {"d": big, "e": 3}}
+    run = {"q": {"b": 3.0, "a": 2.0, "c": 1.0}, "r": {"e": 2.0, "d": 1.0}}
+    qpath = run_cli.write(
+        "big.qrels", "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    rpath = run_cli.write(
+        "big.run",
+        "".join(f"{q} Q0 {d} {i} {s} x\n" for q, docs in run.items() for i, (d, s) in enumerate(docs.items(), 1)),
+    )
+    out = run_cli("score", str(rpath), "--qrels", str(qpath), "--metrics", "P@1,P@2,nDCG@3,AP", "--format", "json",
+                  "--per-query").output  # fmt: skip
+    ours = {q: {m: v["value"] for m, v in ms.items()} for q, ms in one_report(out)["per_query"].items()}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"P_1", "P_2", "ndcg_cut_3", "map"}).evaluate(run)
+    names = {"P@1": "P_1", "P@2": "P_2", "nDCG@3": "ndcg_cut_3", "AP": "map"}
+    for q in qrels:
+        for ours_name, theirs in names.items():
+            assert ours[q][ours_name] == pytest.approx(ref[q][theirs], abs=1e-9)

@@ -3,11 +3,12 @@
     QrelkitError(message, hint)
     ├── InputError      a file or value given by the user is malformed (names file and line)
     ├── StoreError      the golden-set store refuses an operation or is in a bad state
+    │   └── StoreBusy   another process holds the store's write lock past the wait
     ├── ScoringError    a metric name, cutoff or run cannot be scored as asked
     ├── VersionError    a frozen version is missing, altered or not comparable
     └── UsageError      a combination of options or arguments that cannot work
 
-The core raises; only the edges (`cli.py`, `tui/`) turn these into messages and exit codes.
+The core raises; only the edges (`cli/`, `tui/`) turn these into messages and exit codes.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ class InputError(QrelkitError):
 
 class StoreError(QrelkitError):
     """The golden-set store refuses an operation or is in a bad state."""
+
+
+class StoreBusy(StoreError):
+    """Another process held the store's write lock for longer than this one would wait."""
 
 
 class ScoringError(QrelkitError):

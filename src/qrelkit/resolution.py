@@ -1,8 +1,9 @@
 """How a pair's judgment events resolve to its current label.
 
-Each assessor's latest event is their vote (graded or skipped). A cleared event, by anyone, resets
-the pair: the votes and adjudications before it no longer count. An adjudicated event
-(`state: adjudicated`) overrides every vote. Otherwise:
+Each assessor's latest event is their vote (graded or skipped); a retracted event withdraws that
+assessor's own vote, and a noted event (a note) is no vote at all. A cleared event (an
+adjudication action) resets the pair for everyone: the votes and adjudications before it no longer
+count. An adjudicated event (`state: adjudicated`) overrides every vote. Otherwise:
 
 * at least one graded vote, all equal: that grade (a single assessor's latest grade included);
 * graded votes that disagree: the golden set's policy, `median` (the lower median of the grades,
@@ -73,6 +74,12 @@ def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], Pa
         if e.state == JudgmentState.ADJUDICATED:
             adjudicated[pair] = e.grade
             latest.setdefault(pair, {})
+            continue
+        if e.state == JudgmentState.NOTED:  # a known pair, but no vote
+            latest.setdefault(pair, {})
+            continue
+        if e.state == JudgmentState.RETRACTED:
+            latest.setdefault(pair, {}).pop(e.assessor, None)
             continue
         latest.setdefault(pair, {})[e.assessor] = Vote(e.assessor, e.state.value, e.grade, seq, e.note)
     return {pair: PairVotes(list(by.values()), adjudicated.get(pair)) for pair, by in latest.items()}

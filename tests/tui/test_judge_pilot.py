@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import DataTable
 
 from qrelkit.models import JudgmentState, QueueOrder
 from qrelkit.storage import Store
+from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.modals.next_query import NextQueryScreen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
@@ -51,21 +54,46 @@ async def test_next_query_is_offered_and_opened(tiny_store: Store) -> None:
         assert events(tiny_store)[-1] == ("q2", "d3", "graded", 2, "ann")
 
 
-async def test_clear_records_an_event_and_stays(tiny_store: Store) -> None:
+async def test_u_retracts_the_assessors_own_vote_and_stays(tiny_store: Store) -> None:
+    """`u` on bob's pair records ann's retraction (ann had no vote): bob's grade stands; on ann's
+    own grade it takes that grade back."""
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # d2, bob's grade 1
         screen = app.screen
         assert isinstance(screen, JudgingScreen) and screen.docs[screen.position].doc_id == "d2"
         await pilot.press("u")
-        assert events(tiny_store)[-1] == ("q1", "d2", "cleared", None, "ann")
+        assert events(tiny_store)[-1] == ("q1", "d2", "retracted", None, "ann")
         assert screen.docs[screen.position].doc_id == "d2"
-    assert ("q1", "d2") not in {(x.query_id, x.doc_id) for x in tiny_store.labels()}
-    # changing a label appends; bob's event is still in the log
+        await pilot.press("p", "2")  # ann grades d1, moves on
+        await pilot.press("p", "p", "u")  # back over d2 to d1: take it back
+        assert events(tiny_store)[-1] == ("q1", "d1", "retracted", None, "ann")
+        assert "retracted your vote on d1" in str(screen.query_one("#saved").render())
+    labels = {(x.query_id, x.doc_id): x.grade for x in tiny_store.labels()}
+    assert labels == {("q1", "d2"): 1}  # bob's vote is untouched; ann's is gone
     assert [e.state for e in tiny_store.events("q1") if e.doc_id == "d2"] == [
         JudgmentState.GRADED,
-        JudgmentState.CLEARED,
+        JudgmentState.RETRACTED,
     ]
+
+
+async def test_undo_takes_back_the_last_judgment_and_returns_to_it(tiny_store: Store) -> None:
+    app = judge_app(tiny_store, "ann", query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen)
+        await pilot.press("3")  # d1 -> 3, moves to d3
+        await pilot.press("p", "p", "1")  # regrade d1 -> 1
+        assert "saved 1 (related) for d1" in str(screen.query_one("#saved").render())
+        await pilot.press("n", "n")  # away from d1
+        await pilot.press("z")  # undo: d1 back to ann's previous 3, shown
+        assert screen.docs[screen.position].doc_id == "d1"
+        assert (screen.docs[screen.position].grade, events(tiny_store)[-1]) == (3, ("q1", "d1", "graded", 3, "ann"))
+        await pilot.press("z")  # undo the first: ann had no vote on d1
+        assert events(tiny_store)[-1] == ("q1", "d1", "retracted", None, "ann")
+        await pilot.press("z")
+        assert "nothing to undo" in str(screen.query_one("#saved").render())
+    assert ("q1", "d1") not in {(x.query_id, x.doc_id) for x in tiny_store.labels()}
 
 
 async def test_moving_does_not_judge_and_stops_at_the_ends(tiny_store: Store) -> None:
@@ -83,17 +111,28 @@ async def test_moving_does_not_judge_and_stops_at_the_ends(tiny_store: Store) ->
         assert len(tiny_store.events()) == before
 
 
-async def test_note_is_appended_with_the_current_grade(tiny_store: Store) -> None:
+async def test_a_note_is_its_own_event_and_changes_no_vote(tiny_store: Store) -> None:
+    """`e` on bob's graded pair: a `noted` event by ann; bob's grade, the label and the agreement
+    units are as before, and the screen shows the note with its author."""
+    before = ([(x.doc_id, x.grade) for x in tiny_store.labels()], tiny_store.votes())
     app = judge_app(tiny_store, "ann", query="q1")
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("2", "p", "p")  # grade d1 (jumps to d3, the next unlabeled), come back to d1
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n")  # d2, bob's grade 1
         await pilot.press("e")
         await pilot.press(*"too short")
-        await pilot.press("enter")
+        await pilot.press("ctrl+s")
         last = tiny_store.events()[-1]
-        assert (last.doc_id, last.state.value, last.grade, last.note) == ("d1", "graded", 2, "too short")
+        assert (last.doc_id, last.state.value, last.grade, last.note, last.assessor) == (
+            "d2", "noted", None, "too short", "ann",
+        )  # fmt: skip
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen)
+        shown = screen.docs[screen.position]
+        assert [(n.assessor, n.text) for n in shown.notes] == [("ann", "too short")]
+        assert (shown.grade, shown.assessor) == (1, "bob")
         await pilot.press("e", "escape")  # cancelled: nothing recorded
         assert tiny_store.events()[-1] == last
+    assert ([(x.doc_id, x.grade) for x in tiny_store.labels()], tiny_store.votes()) == before
 
 
 async def test_grades_outside_the_scale_are_ignored(tiny_store: Store) -> None:
@@ -224,3 +263,83 @@ async def test_the_query_list_under_a_judging_screen_loads_only_when_shown(tiny_
         await pilot.press("escape")
         await pilot.pause(0.3)
         assert app.screen is listing and {r.query_id for r in listing.rows} == {"q1", "q2"}
+
+
+async def test_a_busy_store_delays_a_key_and_the_screen_says_so(tmp_path: Path) -> None:
+    """Another process holds the write lock: the grade is held in memory ("store busy,
+    retrying"), the screen moves on, and the poll commits it once the lock is gone."""
+    import sqlite3
+
+    from qrelkit.workflows.judging import JudgingSession
+
+    from .conftest import make_store
+
+    make_store(str(tmp_path / "s.db")).close()
+    session = JudgingSession(Store.open(tmp_path / "s.db"), "ann", lock_wait_ms=50)
+    app = JudgeApp(session, query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        other = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        await pilot.press("2")
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen)
+        assert "store busy, retrying: 1 judgment" in str(screen.query_one("#saved").render())
+        assert screen.docs[screen.position].doc_id == "d3"  # moved on
+        other.execute("COMMIT")
+        screen.poll()
+        assert "every judgment is saved" in str(screen.query_one("#saved").render())
+    with Store.open(tmp_path / "s.db") as store:
+        assert [(e.doc_id, e.grade, e.assessor) for e in store.events("q1")][-1] == ("d1", 2, "ann")
+
+
+async def test_an_unexpected_error_ends_the_app_with_a_status_and_a_traceback_log(tiny_store: Store) -> None:
+    from qrelkit.tui.command import crash_log
+
+    app = judge_app(tiny_store, "ann", query="q1")
+    with pytest.raises(RuntimeError, match="a bug"):  # the test harness re-raises what stopped the app
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, JudgingScreen)
+
+            def broken() -> None:
+                raise RuntimeError("a bug")
+
+            screen.refresh_view = broken  # type: ignore[method-assign]
+            await pilot.press("n")
+            await pilot.pause()
+    assert app.return_code == 1 and isinstance(app.crash, RuntimeError)
+    log = crash_log(app.crash)
+    assert "RuntimeError: a bug" in log.read_text() and "Traceback" in log.read_text()
+    log.unlink()
+
+
+async def test_clearing_a_pair_for_everyone_asks_first_and_is_recorded_as_who_did_it(tiny_store: Store) -> None:
+    app = judge_app(tiny_store, "lead", query="q1")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n")  # d2, bob's grade 1
+        await pilot.press("X", "escape")  # asked, refused: nothing recorded
+        assert events(tiny_store)[-1] == ("q1", "d2", "graded", 1, "bob")
+        await pilot.press("X", "y")
+        assert events(tiny_store)[-1] == ("q1", "d2", "cleared", None, "lead")
+    assert ("q1", "d2") not in {(x.query_id, x.doc_id) for x in tiny_store.labels()}
+
+
+async def test_the_screen_shows_another_assessors_new_grade_and_leases_what_it_shows(tmp_path: Path) -> None:
+    from qrelkit.workflows.judging import JudgingSession
+
+    from .conftest import make_store
+
+    make_store(str(tmp_path / "s.db")).close()
+    app = JudgeApp(JudgingSession(Store.open(tmp_path / "s.db"), "ann"), query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen) and screen.docs[screen.position].doc_id == "d1"
+        await pilot.pause(1.3)  # shown for a moment: leased
+        await app.workers.wait_for_complete()
+        bob = JudgingSession(Store.open(tmp_path / "s.db"), "bob")
+        assert {d.doc_id: d.held_by for d in bob.documents("q1")}["d1"] == "ann"
+        bob.judge("q1", "d1", JudgmentState.GRADED, 3)
+        screen.poll()
+        shown = screen.docs[screen.position]
+        assert (shown.doc_id, shown.grade, shown.assessor) == ("d1", 3, "bob")
+        bob.close()

@@ -1,4 +1,4 @@
-"""Both screens at 80x24 and 120x36 (pytest-textual-snapshot; update with --snapshot-update)."""
+"""The screens at 80x24 and 120x36 (pytest-textual-snapshot; update with --snapshot-update)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from qrelkit.models import Judgment, JudgmentState
+from qrelkit.tui.screens.judging import JudgingScreen
+from qrelkit.tui.widgets.session_panel import SessionPanel
+
 from .conftest import judge_app, make_store
+from .test_comforts import long_store
 
 SIZES = [(80, 24), (120, 36)]
 
@@ -15,6 +20,12 @@ SIZES = [(80, 24), (120, 36)]
 async def _settle(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    screen = pilot.app.screen
+    if isinstance(screen, JudgingScreen):  # the time on the document: always 0s in a snapshot
+        panel = screen.query_one(SessionPanel)
+        panel.now = lambda: screen.shown_at
+        panel.tick()
+        await pilot.pause()
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -30,7 +41,43 @@ def test_judging_screen(snap_compare: Any, size: tuple[int, int]) -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_judging_screen_on_a_labeled_document(snap_compare: Any, size: tuple[int, int]) -> None:
     async def to_d2(pilot: Pilot[Any]) -> None:
-        await _settle(pilot)
         await pilot.press("n")
+        await _settle(pilot)
 
     assert snap_compare(judge_app(make_store(), "ann", query="q1"), terminal_size=size, run_before=to_d2)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_judging_screen_with_cut_guidelines_a_long_note_and_a_grade_typed(
+    snap_compare: Any, size: tuple[int, int]
+) -> None:
+    """The guidelines bar says it is cut (g), the label line that the note is (N), and the
+    digits typed towards a grade on a 0-12 scale are shown."""
+    from qrelkit.models import GradeScale
+
+    store = long_store()
+    store.configure(scale=GradeScale.from_max(12))
+    note = "Mentions the topic once.\nSecond line of the note."
+    store.record(Judgment(query_id="q3", doc_id="long", state=JudgmentState.NOTED, assessor="bob", note=note))
+
+    async def type_one(pilot: Pilot[Any]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, JudgingScreen)
+        screen.grade_keys.pause = 600.0  # the digit stays typed for the snapshot
+        await pilot.press("1")
+        await _settle(pilot)
+
+    assert snap_compare(judge_app(store, "ann", query="q3"), terminal_size=size, run_before=type_one)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_query_list_searching_with_an_assignment(snap_compare: Any, size: tuple[int, int]) -> None:
+    store = make_store()
+    store.assign([("q1", "d3", "ann")])
+
+    async def search(pilot: Pilot[Any]) -> None:
+        await _settle(pilot)
+        await pilot.press("slash", *"ASS")
+        await _settle(pilot)
+
+    assert snap_compare(judge_app(store, "ann"), terminal_size=size, run_before=search)

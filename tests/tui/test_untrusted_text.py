@@ -4,12 +4,13 @@ characters are shown as escapes instead of reaching the terminal."""
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Static, TextArea
 
 from qrelkit.models import Document, GradeLevel, GradeScale, Judgment, JudgmentState, PoolEntry, Query
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.modals.next_query import NextQueryScreen
+from qrelkit.tui.modals.note import NoteScreen
 from qrelkit.tui.screens.adjudication import AdjudicationScreen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
@@ -60,8 +61,18 @@ async def test_the_judging_screen_shows_data_as_it_is() -> None:
         label = _shown(app, "#label")
         assert f"votes ann 0, {BOB} 3" in label and f"“{SHOWN}”" in label
         assert "g0[/]" in _shown(app, "#keys")
-        await pilot.press("e")  # the note modal opens on the note as it is (to edit it)
-        assert app.screen.query_one(Input).value == NASTY
+        await pilot.press("N")  # every note on the pair, as it is
+        notes = _shown(app, "#text")
+        assert notes.count(SHOWN) == 2 and BOB in notes
+        await pilot.press("escape", "g")  # the whole guidelines
+        assert f"guide {SHOWN}" in _shown(app, "#text")
+        await pilot.press("escape")
+        app.push_screen(NoteScreen(NASTY))  # a note in the editor: never markup, no escape sequence
+        await pilot.pause()
+        area = app.screen.query_one(TextArea)
+        assert area.text == SHOWN
+        line = "".join(segment.text for segment in area.render_line(0))
+        assert "[@click=app.quit]" in line and "\x1b" not in line
         await pilot.press("escape")
         app.push_screen(NextQueryScreen(QUERY, QUERY, NASTY))
         await pilot.pause()
@@ -85,10 +96,11 @@ async def test_the_adjudication_screen_shows_data_as_it_is() -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, AdjudicationScreen)
-        assert f"{QUERY}  {SHOWN}" in _shown(app, "#query")
+        query = _shown(app, "#query")
+        assert f"{QUERY} (nav)  {SHOWN}" in query and f"guide {SHOWN}" in query
         assert f"body {SHOWN}" in _shown(app, "#text")
         votes = _shown(app, "#votes")
         assert f"ann: 0 (g0[/])  “{SHOWN}”" in votes and f"{BOB}: 3 (g3[/])  “{SHOWN}”" in votes
-        await pilot.press("3")
+        await pilot.press("3", "n")
         assert "No disagreement left" in _shown(app, "#query")
         assert app.is_running

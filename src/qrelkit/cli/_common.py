@@ -4,6 +4,7 @@ writing output, and the options several commands take."""
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from ..errors import QrelkitError
-from ..render.styles import data
+from ..render.styles import data, visible
 
 if TYPE_CHECKING:
     from ..storage import Store
@@ -33,6 +34,9 @@ def open_store(ctx: click.Context, *, create: bool = False) -> Store:
     cached: Store | None = root.obj.get("store")
     if cached is None:
         cached = setup.open_store(root.obj["db"], create=create)
+        wait = os.environ.get("QRELKIT_LOCK_WAIT_MS", "")
+        if wait.isdigit():  # how long a write waits for another process's lock (default 30 s)
+            cached.wait_for_lock(int(wait))
         root.obj["store"] = cached
         root.call_on_close(cached.close)
     return cached
@@ -45,8 +49,17 @@ def store_opener(ctx: click.Context) -> Callable[[], Store]:
 
 def say(*parts: str | Text | tuple[str, str], console: Console = out) -> None:
     """Print a line made of our own words (str, or (str, style)) and data (Text, from
-    `render.styles.data`)."""
-    console.print(Text.assemble(*parts))
+    `render.styles.data`). Our words are never markup, and their control characters are made
+    visible too, in case a value from a file was formatted into them (a manifest's hash)."""
+    console.print(Text.assemble(*(_own(p) for p in parts)))
+
+
+def _own(part: str | Text | tuple[str, str]) -> str | Text | tuple[str, str]:
+    if isinstance(part, str):
+        return visible(part)
+    if isinstance(part, tuple):
+        return visible(part[0]), part[1]
+    return part
 
 
 def show(renderable: RenderableType) -> None:
@@ -66,7 +79,10 @@ def emit(render: Callable[[int, bool], str], out_path: Path | None) -> None:
     from ..formats import atomic_write
 
     if out_path is None:
-        click.echo(render(out.width, out.is_terminal), nl=False)
+        # color=True: print the text as rendered (coloured only on a terminal). Else click strips
+        # what looks like a colour code when stdout is not a terminal, from data too: a run named
+        # `a\x1b[2J.run` would lose its `\x1b[2J` in `score --format trec` (tables show it visibly).
+        click.echo(render(out.width, out.is_terminal), nl=False, color=True)
         return
     with atomic_write(out_path) as stream:
         stream.write(render(out.width, False))
@@ -94,7 +110,7 @@ def progress_bar(delay: float = 1.0) -> Iterator[None]:
             if time.monotonic() - start < delay:
                 return
             bar = Progress(
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),  # a task names a file: data
                 BarColumn(),
                 TextColumn("{task.percentage:>3.0f}%"),
                 TimeRemainingColumn(),
@@ -103,7 +119,7 @@ def progress_bar(delay: float = 1.0) -> Iterator[None]:
             )
             bar.start()
         if task not in tasks:
-            tasks[task] = bar.add_task(task, total=total)
+            tasks[task] = bar.add_task(visible(task), total=total)
         bar.update(tasks[task], completed=done, total=total)
 
     try:

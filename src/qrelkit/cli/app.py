@@ -39,8 +39,8 @@ imports (`tests/test_cli.py` holds this table equal to the modules)."""
 
 
 class QrelkitGroup(click.Group):
-    """A click group that turns `QrelkitError` into a one-line message and exit status 2, and finds
-    plug-in commands (the terminal UI's `judge`)."""
+    """A click group that turns `QrelkitError` and click's usage errors into a one-line message and
+    exit status 2, and finds plug-in commands (the terminal UI's `judge`)."""
 
     def _plugins(self) -> dict[str, Any]:
         from importlib.metadata import entry_points
@@ -59,10 +59,20 @@ class QrelkitGroup(click.Group):
         plugin = self._plugins().get(cmd_name)
         return plugin.load() if plugin is not None else None
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:  # the root's own options: --db, --version
+            raise refused(exc, info_name or "qrelkit") from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             with progress_bar():
                 return super().invoke(ctx)
+        except click.ClickException as exc:  # no such command, a bad option or value of a command
+            raise refused(exc) from None
         except QrelkitError as exc:
             print_error(exc)
             ctx.exit(2)
@@ -76,6 +86,20 @@ class QrelkitGroup(click.Group):
         except KeyboardInterrupt:
             err.print("interrupted")
             ctx.exit(130)
+
+
+def refused(exc: click.ClickException, command_path: str = "qrelkit") -> click.ClickException | click.exceptions.Exit:
+    """Click's own error (a usage error, a bad value) printed as one line, `error: ... (hint:
+    ...)`, through `print_error`: the message quotes the user's arguments, which must not drive
+    the terminal either. What to raise next: the exit (status 2 for a usage error), or `exc`
+    itself when it is the help a group prints when run without a command."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        return exc
+    hint = None
+    if isinstance(exc, click.UsageError):
+        hint = f"see `{exc.ctx.command_path if exc.ctx is not None else command_path} --help`"
+    print_error(QrelkitError(exc.format_message(), hint))
+    return click.exceptions.Exit(exc.exit_code)
 
 
 def command(name: str) -> click.Command:

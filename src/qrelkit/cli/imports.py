@@ -90,7 +90,7 @@ def import_beir(ctx: click.Context, folder: Path, split: str, stratum: str, asse
 def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
     """Load a frozen version into the store (one transaction)."""
     m = versions.load_version(open_store(ctx, create=True), folder, check=verify)
-    say("imported ", data(f"{m.name} {m.version}"), f" ({m.content_hash[:19]}) from ", data(folder))
+    say("imported ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), " from ", data(folder))
 
 
 COMMANDS = [import_]

@@ -51,7 +51,7 @@ def verify(ctx: click.Context, folder: Path) -> None:
             err.print(Text.assemble(("altered:", "bold red"), " ", data(folder / problem)))
         ctx.exit(1)
     manifest = versioning.read_manifest(folder)
-    say(data(folder), f": {len(manifest.files)} files match the manifest ({manifest.content_hash[:19]})")
+    say(data(folder), f": {len(manifest.files)} files match the manifest ", data(f"({manifest.content_hash[:19]})"))
 
 
 @click.command("diff")

@@ -44,7 +44,7 @@ from .domain import (
     interval_direction,
     utcnow,
 )
-from .judging import DocState, QueryProgress, default_assessor
+from .judging import DocState, PairNote, QueryProgress, default_assessor
 from .reports import (
     AgreementReport,
     AgreementStats,
@@ -103,6 +103,7 @@ __all__ = [
     "Manifest",
     "MetricComparison",
     "MetricReport",
+    "PairNote",
     "PoolEntry",
     "PoolResult",
     "ProfileChanges",

@@ -143,10 +143,15 @@ class JudgmentState(StrEnum):
     GRADED = "graded"
     SKIPPED = "skipped"
     """Skip / unsure: recorded, but neither relevant nor irrelevant."""
+    RETRACTED = "retracted"
+    """The assessor withdraws their own vote on the pair; the other assessors' votes stand."""
     CLEARED = "cleared"
-    """The assessor withdraws their judgment of the pair."""
+    """The pair is reset for everyone: the votes and adjudications before it stop counting. An
+    adjudication action (`judge --adjudicate`), recorded with who did it."""
     ADJUDICATED = "adjudicated"
     """The pair's final grade, settling a disagreement between assessors (overrides every vote)."""
+    NOTED = "noted"
+    """A note on the pair (in `note`), by its author: it changes no vote and no label."""
 
 
 class LabelState(StrEnum):
@@ -183,6 +188,8 @@ class Judgment(_Model):
             raise ValueError(f"a {self.state.value} judgment carries no grade")
         if self.grade is not None and self.grade < 0:
             raise ValueError("grades are >= 0 (a negative qrels grade means pooled, not judged)")
+        if self.state is JudgmentState.NOTED and not (self.note or "").strip():
+            raise ValueError("a noted event needs its note")
         return self
 
 

@@ -12,6 +12,14 @@ from .domain import (
 )
 
 
+class PairNote(_Model):
+    """A note on a pair, with its author: a note event, or the note carried by a vote."""
+
+    assessor: str
+    text: str
+    timestamp: datetime | None = None
+
+
 class DocState(_Model):
     """A document in a query's judging queue, with its current state."""
 
@@ -21,6 +29,8 @@ class DocState(_Model):
     assessor: str | None = None
     timestamp: datetime | None = None
     note: str | None = None
+    """The latest note on the pair (every note, with its author: `notes`)."""
+    notes: list[PairNote] = Field(default_factory=list)
     votes: dict[str, int] = Field(default_factory=dict)
     """Assessor -> grade when several assessors graded the pair."""
     adjudicated: bool = False
@@ -28,6 +38,10 @@ class DocState(_Model):
     """Others' grades are hidden until this assessor has judged (overlap assignments)."""
     shared: bool = False
     """Assigned to several assessors (`qrelkit assign --overlap`)."""
+    waiting: bool = False
+    """This assessor's latest judgment of the pair is held in memory until the busy store takes it."""
+    held_by: str | None = None
+    """Another assessor has the document open now (a lease that expires when they go idle)."""
 
 
 class QueryProgress(_Model):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from ..models import Comparison, Fingerprint, MetricComparison
-from .styles import VERDICT
+from .styles import VERDICT, visible
 
 _CSS = """
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --up: #1a7f37; --down: #cf222e;
@@ -55,6 +55,13 @@ code, .fp { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 """
 
 
+def _text(s: str) -> str:
+    """Untrusted text (names, ids, warnings) for the page: HTML-escaped, and control characters
+    written visibly (`\\x1b`), as the terminal shows them: HTML has no use for them, and a page
+    printed to a terminal must not drive it."""
+    return escape(visible(s))
+
+
 def _cls(m: MetricComparison) -> str:
     return m.direction
 
@@ -80,7 +87,7 @@ def _stratum_cell(m: MetricComparison, stratum: str) -> str:
 def _tile(name: str, role: str, m: MetricComparison) -> str:
     verdict = VERDICT[m.direction]
     return f"""<section class="tile">
-<h3>{escape(role)} · {escape(name)} · {verdict}</h3>
+<h3>{_text(role)} · {_text(name)} · {verdict}</h3>
 <div class="delta {_cls(m)}">{_f(m.delta, sign=True)}</div>
 <div class="ci">95% CI [{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}] · p {m.p_value:.4f}</div>
 <dl>
@@ -100,7 +107,7 @@ def _delta_plot(c: Comparison, metric: str) -> str:
     mid = h / 2
     bar = (w - 2 * pad) / max(len(deltas), 1)
     parts = [
-        f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="per-query delta of {escape(metric)}">',
+        f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="per-query delta of {_text(metric)}">',
         f'<line x1="{pad}" x2="{w - pad}" y1="{mid}" y2="{mid}" stroke="#8c959f"/>',
         f'<text x="{pad - 4}" y="{14}" text-anchor="end">+{top:.2f}</text>',
         f'<text x="{pad - 4}" y="{h - 4}" text-anchor="end">-{top:.2f}</text>',
@@ -128,7 +135,7 @@ def _histogram(c: Comparison, metric: str, bins: int = 10) -> str:
     w, h, pad = 480, 180, 28
     top = max(max(counts[0]), max(counts[1]), 1)
     slot = (w - 2 * pad) / bins
-    parts = [f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="distribution of {escape(metric)}">']
+    parts = [f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="distribution of {_text(metric)}">']
     for i in range(bins):
         for side, colour in ((0, "#8c959f"), (1, "#0969da")):
             height = counts[side][i] / top * (h - 2 * pad)
@@ -155,14 +162,14 @@ def _fingerprint(label: str, fp: Fingerprint) -> str:
         else "–"
     )
     return (
-        f"<b>{label} run</b><span>{escape(fp.run.name)} · {escape(fp.run.sha256[:23])}</span>"
-        f"<b>{label} golden</b><span>{escape(golden)}</span>"
+        f"<b>{label} run</b><span>{_text(fp.run.name)} · {_text(fp.run.sha256[:23])}</span>"
+        f"<b>{label} golden</b><span>{_text(golden)}</span>"
     )
 
 
 def _metric_rows(c: Comparison) -> str:
     return "".join(
-        f"<tr><td>{escape(name)}{' ★' if name in (c.headline, c.recall) else ''}</td><td>{_f(m.mean_a)}</td>"
+        f"<tr><td>{_text(name)}{' ★' if name in (c.headline, c.recall) else ''}</td><td>{_f(m.mean_a)}</td>"
         f"<td>{_f(m.mean_b)}</td><td class='{_cls(m)}'>{_f(m.delta, sign=True)}</td>"
         f"<td>[{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}]</td><td>{m.p_value:.4f}</td>"
         f"<td>{m.wins}/{m.ties}/{m.losses}</td><td>{_f(m.weighted_delta, sign=True)}</td>"
@@ -176,7 +183,7 @@ def _strata_rows(c: Comparison) -> str:
     strata = sorted({s for m in c.metrics.values() for s in m.by_stratum})
     names = list(c.metrics)
     stratum_rows = "".join(
-        f"<tr><td>{escape(s)}</td><td>{h.by_stratum[s].n if s in h.by_stratum else 0}</td>"
+        f"<tr><td>{_text(s)}</td><td>{h.by_stratum[s].n if s in h.by_stratum else 0}</td>"
         + "".join(_stratum_cell(c.metrics[n], s) for n in names)
         + "</tr>"
         for s in strata
@@ -193,23 +200,23 @@ def _strata_rows(c: Comparison) -> str:
 
 
 def _notes(c: Comparison) -> str:
-    notes = "".join(f'<p class="warn">{escape(n)}: {escape(m.warning)}</p>' for n, m in c.metrics.items() if m.warning)
+    notes = "".join(f'<p class="warn">{_text(n)}: {_text(m.warning)}</p>' for n, m in c.metrics.items() if m.warning)
     notes += "".join(
-        f'<p class="warn">{x.side}: {escape(x.metrics[0])} and {escape(x.metrics[1])} both average {x.mean:.4f} '
+        f'<p class="warn">{_text(x.side)}: {_text(x.metrics[0])} and {_text(x.metrics[1])} both average {x.mean:.4f} '
         f"but differ on {x.queries_differ} of {x.n} queries.</p>"
         for x in c.collisions
     )
-    return notes + "".join(f'<p class="warn">compared despite: {escape(x)}</p>' for x in c.mismatches)
+    return notes + "".join(f'<p class="warn">compared despite: {_text(x)}</p>' for x in c.mismatches)
 
 
 def _plots(c: Comparison) -> str:
-    a_name, b_name = escape(c.baseline.run.name), escape(c.candidate.run.name)
+    a_name, b_name = _text(c.baseline.run.name), _text(c.candidate.run.name)
     return "".join(
-        f"<figure><figcaption>{escape(m)}: B − A per query, sorted ({c.queries} queries)</figcaption>"
+        f"<figure><figcaption>{_text(m)}: B − A per query, sorted ({c.queries} queries)</figcaption>"
         f"{_delta_plot(c, m)}</figure>"
         for m in (c.headline, c.recall)
     ) + "".join(
-        f'<figure><figcaption>{escape(m)}: per-query values <span class="legend"><span style="background:#8c959f">'
+        f'<figure><figcaption>{_text(m)}: per-query values <span class="legend"><span style="background:#8c959f">'
         f'</span>A {a_name}<span style="background:#0969da"></span>B {b_name}</span></figcaption>'
         f"{_histogram(c, m)}</figure>"
         for m in (c.headline, c.recall)
@@ -218,7 +225,7 @@ def _plots(c: Comparison) -> str:
 
 def render(c: Comparison) -> str:
     h, r = c.metrics[c.headline], c.metrics[c.recall]
-    a_name, b_name = escape(c.baseline.run.name), escape(c.candidate.run.name)
+    a_name, b_name = _text(c.baseline.run.name), _text(c.candidate.run.name)
     names = list(c.metrics)
     fp = c.baseline
     return f"""<!doctype html>
@@ -229,8 +236,8 @@ def render(c: Comparison) -> str:
 <body><main>
 <h1>A {a_name} <span style="color:var(--muted)">vs</span> B {b_name}</h1>
 <p class="sub">{c.queries} queries paired · {c.resamples:,} bootstrap and randomization resamples, seed {c.seed} ·
-relevance threshold {fp.relevance_threshold} · qrelkit {escape(fp.qrelkit_version)}</p>
-<div class="banner {c.diagnosis}"><b>{escape(c.diagnosis.replace("_", " "))}</b>{escape(c.diagnosis_text)}</div>
+relevance threshold {fp.relevance_threshold} · qrelkit {_text(fp.qrelkit_version)}</p>
+<div class="banner {c.diagnosis}"><b>{_text(c.diagnosis.replace("_", " "))}</b>{_text(c.diagnosis_text)}</div>
 <div class="tiles">{_tile(c.headline, "headline", h)}{_tile(c.recall, "recall at candidate depth", r)}</div>
 {_notes(c)}
 <h2>Every metric</h2>
@@ -238,13 +245,13 @@ relevance threshold {fp.relevance_threshold} · qrelkit {escape(fp.qrelkit_versi
 <th>weighted Δ</th><th>coverage A</th><th>coverage B</th></tr>{_metric_rows(c)}</table>
 <h2>Per stratum (B − A, 95% bootstrap interval within the stratum)</h2>
 <div class="scroll"><table class="strata"><tr><th>stratum</th><th>n</th>
-{"".join(f"<th>{escape(n)}</th>" for n in names)}</tr>
+{"".join(f"<th>{_text(n)}</th>" for n in names)}</tr>
 {_strata_rows(c)}</table></div>
 <h2>Per query</h2>
 <div class="plots">{_plots(c)}</div>
 <h2>Fingerprint</h2>
 <div class="fp">{_fingerprint("A", c.baseline)}{_fingerprint("B", c.candidate)}
-<b>metrics</b><span>{escape(", ".join(fp.metrics))}</span>
-<b>ties</b><span>{escape(fp.tie_policy)}</span><b>queries</b><span>{escape(fp.query_policy)}</span></div>
+<b>metrics</b><span>{_text(", ".join(fp.metrics))}</span>
+<b>ties</b><span>{_text(fp.tie_policy)}</span><b>queries</b><span>{_text(fp.query_policy)}</span></div>
 </main></body></html>
 """

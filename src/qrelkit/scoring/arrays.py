@@ -31,7 +31,7 @@ class Ranked:
     """Ranked, labeled lists for the evaluated queries."""
 
     query_ids: list[str]
-    grades: npt.NDArray[np.int16]
+    grades: npt.NDArray[np.int32]
     """[queries, depth]: grade, UNLABELED or ABSENT."""
     n_ret: IntArray
     """[queries]: documents retrieved."""
@@ -110,7 +110,7 @@ def rank(
         per_query[i].append((score, _doc_key(doc_id), grade if grade >= 0 else UNLABELED))
 
     depth = max((len(rows) for rows in per_query), default=0)
-    grades = np.full((len(qids), max(depth, 1)), ABSENT, dtype=np.int16)
+    grades = np.full((len(qids), max(depth, 1)), ABSENT, dtype=np.int32)
     n_ret = np.zeros(len(qids), dtype=np.int64)
     for i, rows in enumerate(per_query):
         rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
@@ -273,7 +273,7 @@ def rank_columns(
         if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
             return None
         del sorted_keys, all_codes
-    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int8)
+    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int32)
     if len(q_key):
         # a bitmap of qrels keys rules out most run rows before the binary search
         bits = np.zeros(_BITMAP, dtype=bool)
@@ -306,7 +306,7 @@ def rank_columns(
     n_ret = np.bincount(s_code, minlength=n_q + 1)[:n_q].astype(np.int64)
     depth = int(n_ret.max(initial=0))
     first = np.concatenate(([0], np.cumsum(n_ret)))
-    grades = np.full((n_q, max(depth, 1)), ABSENT, dtype=np.int16)
+    grades = np.full((n_q, max(depth, 1)), ABSENT, dtype=np.int32)
     inside = int(n_ret.sum())  # rows of evaluated queries come first (the dummy code sorts last)
     if inside:
         position = np.arange(inside) - first[s_code[:inside]]

@@ -107,7 +107,7 @@ def _ranked(
 ) -> tuple[Ranked, list[Sequence[str]]]:
     lists = [run.ranked.get(q, ()) for q in queries]
     depth = max((len(docs) for docs in lists), default=0)
-    grades = np.full((len(queries), max(depth, 1)), ABSENT, dtype=np.int16)
+    grades = np.full((len(queries), max(depth, 1)), ABSENT, dtype=np.int32)
     counts = np.zeros((len(queries), max_grade + 1), dtype=np.int64)
     for i, (q, docs) in enumerate(zip(queries, lists, strict=True)):
         known = labels.get(q, {})

@@ -56,7 +56,7 @@ class Scores:
     exact: BoolArray
 
 
-def _window(r: Ranked, k: int | None) -> npt.NDArray[np.int16]:
+def _window(r: Ranked, k: int | None) -> npt.NDArray[np.int32]:
     return r.grades if k is None else r.grades[:, : min(k, r.depth)]
 
 

@@ -17,6 +17,7 @@ workflows (`qrelkit.workflows`) compose it with them.
     pool.py      pooled runs and the unlabeled pool
     reads.py     labels, queries, documents, progress, status
     reports.py   saved reports
+    leases.py    which document each assessor has open
 """
 
 from .pool import RankedLists

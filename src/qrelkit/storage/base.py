@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from ..errors import StoreBusy
 from ..models import GradeScale, Judgment, JudgmentState, LabelPolicy, utcnow
 from ..resolution import DEFAULT_POLICY, POLICIES
 from .resolved import current_sql
@@ -21,6 +22,12 @@ class Connection:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._depth = 0
+        self.busy_ms = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+
+    def wait_for_lock(self, ms: int) -> None:
+        """How long a write waits for another process's transaction before `StoreBusy`."""
+        self.conn.execute(f"PRAGMA busy_timeout={int(ms)}")
+        self.busy_ms = int(ms)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -32,7 +39,15 @@ class Connection:
             finally:
                 self._depth -= 1
             return
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise StoreBusy(
+                    f"the store is busy: another process holds its write lock ({self.busy_ms / 1000:g} s waited)",
+                    "another import, freeze or judging session is writing; try again when it is done",
+                ) from None
+            raise
         self._depth = 1
         try:
             yield

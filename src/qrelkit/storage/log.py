@@ -29,7 +29,10 @@ class Log(Connection):
     def assessors(self) -> list[str]:
         """Everyone who judged in this store (events recorded here, not imported from a file)."""
         return [
-            r[0] for r in self.conn.execute("SELECT DISTINCT assessor FROM judgments WHERE source IS NULL ORDER BY 1")
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT assessor FROM judgments WHERE source IS NULL AND state != 'noted' ORDER BY 1"
+            )
         ]
 
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
@@ -44,10 +47,12 @@ class Log(Connection):
             return self.conn.total_changes - before
 
     def pending_assignments(self, assessor: str) -> list[tuple[str, str]]:
-        """Pairs assigned to `assessor` that they have not judged yet (no event of theirs)."""
+        """Pairs assigned to `assessor` that they have not judged yet (no vote of theirs; a note
+        or a retracted vote leaves the pair pending)."""
         sql = (
             "SELECT a.query_id, a.doc_id FROM assignments a WHERE a.assessor = ? AND NOT EXISTS "
-            "(SELECT 1 FROM judgments j WHERE j.query_id = a.query_id AND j.doc_id = a.doc_id AND j.assessor = ?) "
+            "(SELECT 1 FROM judgments j WHERE j.query_id = a.query_id AND j.doc_id = a.doc_id AND j.assessor = ? "
+            "AND j.state IN ('graded', 'skipped')) "
             "ORDER BY a.query_id, a.doc_id"
         )
         return [(q, d) for q, d in self.conn.execute(sql, [assessor, assessor])]

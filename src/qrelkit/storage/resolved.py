@@ -27,7 +27,7 @@ CURRENT = """(
                {counts}
                max(l.seq) AS seq, max(c.seq) AS cleared
         FROM (SELECT query_id, doc_id, assessor, state, grade, max(seq) AS seq FROM judgments
-              WHERE 1 {where} GROUP BY query_id, doc_id, assessor) l
+              WHERE state != 'noted' {where} GROUP BY query_id, doc_id, assessor) l
         LEFT JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments INDEXED BY judgments_cleared
                    WHERE state = 'cleared' {where} GROUP BY query_id, doc_id) c
           ON c.query_id = l.query_id AND c.doc_id = l.doc_id
@@ -37,9 +37,10 @@ CURRENT = """(
                WHERE state = 'adjudicated' {where} GROUP BY query_id, doc_id) a
       ON a.query_id = v.query_id AND a.doc_id = v.doc_id AND a.seq > coalesce(v.cleared, 0)
 )"""
-"""Every pair's resolved state (`resolution`, here in SQL): each assessor's latest event after the
-pair's latest clear is a vote (an adjudicator's own adjudication replaces their vote here, which
-changes nothing: it overrides every vote), an adjudication (after that clear) overrides them; disagreeing
+"""Every pair's resolved state (`resolution`, here in SQL): each assessor's latest event (notes
+left out) after the pair's latest clear is a vote (a retraction is a vote for nothing; an
+adjudicator's own adjudication replaces their vote here, which changes nothing: it overrides
+every vote), an adjudication (after that clear) overrides them; disagreeing
 grades resolve by the policy (`latest`: the grade of the latest graded vote; `median`: the lower
 median, from per-grade vote counts). One scan of the covering index `judgments_votes`, plus the
 small partial indexes of clears and adjudications."""

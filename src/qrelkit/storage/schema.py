@@ -117,6 +117,15 @@ def drop_latest_event_view(db: sqlite_utils.Database) -> None:
     db.execute("DROP INDEX judgments_current")
 
 
+def leases(db: sqlite_utils.Database) -> None:
+    """Which document each assessor has open on a judging screen now, until when (a lease: the
+    next-unlabeled order of the others skips it while it lasts)."""
+    db.table("leases").create(
+        {"query_id": str, "doc_id": str, "assessor": str, "expires": str}, pk=("query_id", "doc_id", "assessor")
+    )
+    db.table("leases").create_index(["assessor"])
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -124,6 +133,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     reports,
     several_assessors,
     drop_latest_event_view,
+    leases,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import StoreError
 from .imports import Imports
+from .leases import Leases
 from .log import Log
 from .pool import Pool
 from .reads import Reads
@@ -19,7 +20,7 @@ BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
 
 
-class Store(Settings, Imports, Log, Pool, Reads, Reports):
+class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
     """A golden set in SQLite. Every write is one explicit transaction; a judgment that `record()`
     returned for is on disk."""
 

@@ -14,6 +14,7 @@ from .messages import QueueReady, QueueStale
 from .screens.adjudication import AdjudicationScreen
 from .screens.judging import JudgingScreen
 from .screens.query_list import QueryListScreen
+from .widgets.session_panel import Pace
 
 
 class JudgeApp(App[None]):
@@ -31,16 +32,36 @@ class JudgeApp(App[None]):
         self.adjudicate = adjudicate
         self._ticks = 0
         self._queue_ready = False
+        self.pace = Pace()
+        """Seconds per judged document, across the judging screens of this session."""
         """A queue computation has reached the screens."""
+
+    @property
+    def crash(self) -> BaseException | None:
+        """What stopped the app, when an unexpected error did (None otherwise)."""
+        return self._exception
+
+    async def action_quit(self) -> None:
+        """Quit, once every judgment is committed: a busy store gets a few seconds more, and if it
+        is still busy the app stays open (nothing held in memory is dropped)."""
+        if self.session.waiting and self.session.flush(wait_ms=5_000):
+            self.notify(
+                f"{self.session.waiting} judgment(s) still wait for the busy store: quit again once it is free",
+                title="not quitting",
+                severity="error",
+                timeout=8,
+            )
+            return
+        self.exit()
 
     def on_mount(self) -> None:
         self.title = f"{visible(self.session.name)} · {visible(self.session.assessor)}"
         if self.adjudicate:
             self.push_screen(AdjudicationScreen(self.session))
         else:
-            self.push_screen(QueryListScreen(self.session))
+            self.push_screen(QueryListScreen(self.session, self.pace))
             if self.start_query is not None:
-                self.push_screen(JudgingScreen(self.session, self.start_query))
+                self.push_screen(JudgingScreen(self.session, self.start_query, pace=self.pace))
         # keystroke latency: commits never stop to checkpoint the WAL (a worker does, every few
         # seconds), and the objects made at startup are left out of the garbage collector's scans
         self.session.defer_checkpoints()

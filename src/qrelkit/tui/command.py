@@ -3,10 +3,12 @@ the TUI, and the TUI never imports the CLI)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
+from ..errors import StoreBusy
 from ..models import QUEUE_ORDERS, QueueOrder
 
 
@@ -33,13 +35,38 @@ def judge(
     seed: int,
     adjudicate: bool,
 ) -> None:
-    """Judge documents in a terminal UI: 0-3 grade, s skip, u clear, n/p move, e note, ? keys."""
+    """Judge documents in a terminal UI: 0-9 grade, s skip, u retract, z undo, n/p move, e note, ? keys."""
     from ..workflows.judging import open_session  # the store and textual load only for this command
     from .app import JudgeApp
 
     db: Path = ctx.obj["db"]
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed)
+    app = JudgeApp(session, query=query_id, adjudicate=adjudicate)
     try:
-        JudgeApp(session, query=query_id, adjudicate=adjudicate).run()
+        app.run()
     finally:
-        session.close()
+        try:
+            session.close()  # commits what a busy store still held back
+        except StoreBusy:
+            kept = session.save_waiting()
+            raise click.ClickException(
+                f"the store stayed busy: the judgments not yet saved are in {kept}; "
+                f"add them with `qrelkit import judgments {kept}`"
+            ) from None
+    if app.return_code:
+        log = crash_log(app.crash)
+        raise click.ClickException(f"qrelkit judge stopped on an unexpected error; the traceback is in {log}")
+
+
+def crash_log(error: BaseException | None) -> Path:
+    """Write the traceback of what stopped the app to a log file of its own; its path. Every
+    judgment the screen showed as saved was committed before it (one transaction each)."""
+    import tempfile
+    import traceback
+    from datetime import datetime
+
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    fd, name = tempfile.mkstemp(prefix=f"qrelkit-judge-{stamp}-", suffix=".log")
+    with os.fdopen(fd, "w", encoding="utf-8") as log:
+        log.write("".join(traceback.format_exception(error)) if error is not None else "no exception recorded\n")
+    return Path(name)

@@ -12,11 +12,10 @@ from __future__ import annotations
 import getpass
 import os
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from .. import resolution
-from ..errors import StoreError, UsageError
+from ..errors import StoreBusy, StoreError, UsageError
 from ..models import (
     Disagreement,
     DocState,
@@ -33,7 +32,8 @@ from ..models import (
     SavedReport,
     default_assessor,
 )
-from ..storage import Store
+from ..storage import BUSY_TIMEOUT_MS, Store
+from .pairs import document_state, documents
 from .queue import impacts, labels_by_query, ordered_queue
 
 
@@ -44,79 +44,6 @@ def current_assessor() -> str:
     except (KeyError, OSError):  # no login name in some containers
         login = None
     return default_assessor(dict(os.environ), login)
-
-
-def documents(store: Store, query_id: str, *, assessor: str | None = None, blind: bool = False) -> list[DocState]:
-    """A query's documents in judging order, each with its resolved state (see the module)."""
-    pooled = store.pooled_documents(query_id)
-    events = store.query_events(query_id)
-    seen = set(pooled)
-    order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in events) if d not in seen]
-    return _states(store, query_id, order, events, store.shared_pairs(query_id), assessor=assessor, blind=blind)
-
-
-def document_state(
-    store: Store, query_id: str, doc_id: str, *, assessor: str | None = None, blind: bool = False
-) -> DocState:
-    """One document's state, as `documents` gives it, reading that pair's events only (the
-    judging screen calls this after every keystroke)."""
-    events = store.query_events(query_id, doc_id)
-    return _states(
-        store, query_id, [doc_id], events, store.shared_pairs(query_id, doc_id), assessor=assessor, blind=blind
-    )[0]
-
-
-def _states(
-    store: Store,
-    query_id: str,
-    order: list[str],
-    events: list[tuple[int, Judgment]],
-    shared: dict[str, set[str]],
-    *,
-    assessor: str | None,
-    blind: bool,
-) -> list[DocState]:
-    """Each document's resolved state from its events; blind where it is assigned to `assessor`
-    and others and `assessor` has not voted."""
-    votes = resolution.votes_of(events)
-    times = {seq: e.timestamp for seq, e in events}
-    hidden = {d for d, who in shared.items() if assessor in who} if blind and assessor is not None else set()
-    policy = store.label_policy
-    states = []
-    for d in order:
-        v, adjudicated = votes.get((query_id, d), ([], None))
-        if d in hidden and adjudicated is None and not any(x.assessor == assessor for x in v):
-            states.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True, shared=True))
-            continue
-        states.append(_state(d, v, adjudicated, policy, times, shared=d in shared))
-    return states
-
-
-def _state(
-    doc_id: str,
-    votes: list[resolution.Vote],
-    adjudicated: int | None,
-    policy: LabelPolicy,
-    times: dict[int, datetime],
-    *,
-    shared: bool,
-) -> DocState:
-    state, grade = resolution.resolve(votes, adjudicated, policy)
-    if state is LabelState.UNLABELED:
-        return DocState(doc_id=doc_id, state=state, shared=shared)
-    last = max(votes, key=lambda x: x.seq) if votes else None
-    graders = resolution.graded_votes(votes)
-    return DocState(
-        doc_id=doc_id,
-        state=state,
-        grade=grade,
-        assessor=last.assessor if last else None,
-        timestamp=times.get(last.seq) if last else None,
-        note=last.note if last else None,
-        votes=graders if len(graders) > 1 else {},
-        adjudicated=adjudicated is not None,
-        shared=shared,
-    )
 
 
 def disagreements(store: Store) -> list[Disagreement]:
@@ -163,9 +90,17 @@ class JudgingSession:
     _queue: list[QueueItem] | None = field(init=False, default=None, repr=False)
     _positions: dict[str, dict[str, int]] = field(init=False, default_factory=dict, repr=False)
     _done: set[tuple[str, str]] = field(init=False, default_factory=set, repr=False)
+    lock_wait_ms: int = 30_000
+    """How long a judgment waits for another process's write lock before it is held in memory
+    (the judging screen passes a fraction of a second, so that a key never freezes the screen)."""
+    _waiting: list[Judgment] = field(init=False, default_factory=list, repr=False)
+    _history: list[tuple[str, str, resolution.Vote | None]] = field(init=False, default_factory=list, repr=False)
+    _seen: dict[str, int] = field(init=False, default_factory=dict, repr=False)
+    _leaser: Store | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.scale = self.store.scale
+        self.store.wait_for_lock(self.lock_wait_ms)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -185,7 +120,8 @@ class JudgingSession:
 
     def documents(self, query_id: str) -> list[DocState]:
         """The query's documents for this assessor (blind on shared pairs), the queued ones in
-        queue order; the others keep their places."""
+        queue order; the others keep their places. `changed` then reports news since this read."""
+        self._seen[query_id] = self.store.last_seq(query_id)
         return self.order_docs(query_id, documents(self.store, query_id, assessor=self.assessor, blind=True))
 
     def doc_state(self, query_id: str, doc_id: str) -> DocState:
@@ -210,15 +146,20 @@ class JudgingSession:
     # -- judging ----------------------------------------------------------------------------
 
     def record(self, event: Judgment) -> int:
-        """Append the event (committed on return); its sequence number in the log."""
+        """Append the event (committed on return); its sequence number in the log. A busy store
+        raises `StoreBusy` (the judging screen holds judgments with `judge` instead)."""
         seq = self.store.record(event)
-        self.judged += 1
-        pair = (event.query_id, event.doc_id)
-        if event.state is JudgmentState.CLEARED:
-            self._done.discard(pair)
-        else:
-            self._done.add(pair)
+        self._recorded(event)
         return seq
+
+    def _recorded(self, event: Judgment) -> None:
+        self.judged += event.state is not JudgmentState.NOTED
+        pair = (event.query_id, event.doc_id)
+        if event.state in (JudgmentState.CLEARED, JudgmentState.RETRACTED):
+            self._done.discard(pair)
+        elif event.state is not JudgmentState.NOTED:
+            self._done.add(pair)
+        self._seen[event.query_id] = self.store.last_seq(event.query_id)
 
     def judge(
         self,
@@ -230,19 +171,156 @@ class JudgingSession:
         note: str | None = None,
         seconds: float | None = None,
     ) -> DocState:
-        """Record this assessor's judgment (committed on return) and what the pair resolves to now."""
-        self.record(
-            Judgment(
-                query_id=query_id,
+        """Record this assessor's vote (graded, skipped or retracted), committed on return, and
+        what the pair resolves to now. When another process holds the store's lock, the vote is
+        held in memory (`waiting`) and committed, in order, by `flush`; the state says so."""
+        if state not in (JudgmentState.GRADED, JudgmentState.SKIPPED, JudgmentState.RETRACTED):
+            raise UsageError(
+                f"a judgment is a vote, not {state.value!r}", "notes go through note(), clears through clear()"
+            )
+        previous = self.own_vote(query_id, doc_id)
+        event = Judgment(
+            query_id=query_id,
+            doc_id=doc_id,
+            state=state,
+            grade=grade,
+            assessor=self.assessor,
+            note=note,
+            seconds=seconds,
+        )
+        self._history.append((query_id, doc_id, previous))
+        if not self.submit(event):
+            return DocState(
                 doc_id=doc_id,
-                state=state,
+                state=LabelState.GRADED
+                if grade is not None
+                else LabelState.SKIPPED
+                if state is JudgmentState.SKIPPED
+                else LabelState.UNLABELED,
                 grade=grade,
                 assessor=self.assessor,
-                note=note,
-                seconds=seconds,
+                waiting=True,
             )
+        return self.doc_state(query_id, doc_id)
+
+    def note(self, query_id: str, doc_id: str, text: str) -> DocState:
+        """A note on the pair, by this assessor: no vote, no label changes."""
+        self.submit(
+            Judgment(query_id=query_id, doc_id=doc_id, state=JudgmentState.NOTED, assessor=self.assessor, note=text)
         )
         return self.doc_state(query_id, doc_id)
+
+    def clear(self, query_id: str, doc_id: str) -> DocState:
+        """Reset the pair for everyone (every vote and adjudication before it stops counting): an
+        adjudication action, recorded with who did it."""
+        self.record(
+            Judgment(
+                query_id=query_id, doc_id=doc_id, state=JudgmentState.CLEARED, assessor=self.assessor,
+                note=f"cleared for everyone by {self.assessor}",
+            )
+        )  # fmt: skip
+        return self.doc_state(query_id, doc_id)
+
+    def own_vote(self, query_id: str, doc_id: str) -> resolution.Vote | None:
+        """This assessor's current vote on the pair (None: none)."""
+        pair = resolution.votes_of(self.store.query_events(query_id, doc_id)).get((query_id, doc_id))
+        return next((v for v in pair.votes if v.assessor == self.assessor), None) if pair else None
+
+    def undo(self) -> tuple[str, str] | None:
+        """Take back this session's last judgment: the assessor's vote on that pair goes back to
+        what it was before (or is retracted if there was none), as a new event. The pair, or None
+        when nothing is left to undo."""
+        if not self._history:
+            return None
+        query_id, doc_id, previous = self._history.pop()
+        if previous is None:
+            state, grade = JudgmentState.RETRACTED, None
+        else:
+            state, grade = JudgmentState(previous.state), previous.grade
+        self.submit(
+            Judgment(query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=self.assessor, note="undo")
+        )
+        return query_id, doc_id
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._history)
+
+    # -- a busy store -----------------------------------------------------------------------
+
+    def submit(self, event: Judgment) -> bool:
+        """Commit the event after every one still waiting; False when the store is busy (then it
+        waits in memory, in order, for `flush`)."""
+        self._waiting.append(event)
+        return self.flush() == 0
+
+    def flush(self, wait_ms: int | None = None) -> int:
+        """Commit the waiting events in order, as far as the store lets; how many still wait.
+        `wait_ms`: how long each may wait for the lock (default: the session's short wait)."""
+        if wait_ms is not None:
+            self.store.wait_for_lock(wait_ms)
+        try:
+            while self._waiting:
+                self.store.record(self._waiting[0])
+                self._recorded(self._waiting.pop(0))
+        except StoreBusy:
+            pass
+        finally:
+            if wait_ms is not None:
+                self.store.wait_for_lock(self.lock_wait_ms)
+        return len(self._waiting)
+
+    def save_waiting(self) -> Path:
+        """Write the judgments still waiting for the store to a JSONL file (the format `import
+        judgments` reads) and return its path: the last resort when the store stays busy."""
+        import tempfile
+
+        from ..formats import jsonl
+
+        fd, name = tempfile.mkstemp(prefix=f"qrelkit-waiting-{self.assessor}-", suffix=".jsonl")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            jsonl.write_models(self._waiting, out)
+        return Path(name)
+
+    @property
+    def waiting(self) -> int:
+        """Judgments held in memory until the busy store takes them."""
+        return len(self._waiting)
+
+    # -- several assessors live -------------------------------------------------------------
+
+    def changed(self, query_id: str) -> bool:
+        """Whether someone else judged the query since this session last looked (a cheap read)."""
+        last = self.store.last_seq(query_id)
+        seen = self._seen.get(query_id)
+        self._seen[query_id] = last
+        return seen is not None and last != seen
+
+    def hold(self, query_id: str, doc_id: str | None) -> None:
+        """This assessor has the document open (None: none); others' next-unlabeled order skips
+        it while the lease lasts. Best effort, on a connection of its own that does not wait for
+        the disk: call it from a worker thread."""
+        leaser = self._leaser
+        if leaser is None:
+            leaser = self._leaser = self.store.reader()
+            if leaser is not self.store:
+                leaser.conn.execute("PRAGMA synchronous=OFF")
+                leaser.wait_for_lock(200)
+        if leaser is self.store:  # an in-memory store: one screen, nobody to tell
+            return
+        try:
+            if doc_id is None:
+                leaser.release(self.assessor)
+            else:
+                leaser.hold(query_id, doc_id, self.assessor)
+        except StoreBusy:
+            pass  # a courtesy: the next call renews it
+
+    def next_open(self, docs: list[DocState], position: int) -> int | None:
+        """The next document to judge after `position` (wrapping around): unlabeled and not open
+        on another assessor's screen (unless assigned to both); None when there is none."""
+        order = [*range(position + 1, len(docs)), *range(position)]
+        return next((i for i in order if docs[i].state is LabelState.UNLABELED and docs[i].held_by is None), None)
 
     def disagreements(self) -> list[Disagreement]:
         return disagreements(self.store)
@@ -316,10 +394,21 @@ class JudgingSession:
         return self.store.checkpoint()
 
     def close(self) -> None:
-        """Close the workers' reader connection (if one was opened) and the store."""
-        if self._reader is not None and self._reader is not self.store:
-            self._reader.close()
-        self._reader = None
+        """Commit the judgments still waiting (each waiting as long as a command would), end this
+        assessor's lease and close the connections. If judgments still wait, `StoreBusy` is
+        raised and nothing is closed: they are not lost, the caller may try again."""
+        if self._waiting and self.flush(wait_ms=BUSY_TIMEOUT_MS):
+            raise StoreBusy(
+                f"{len(self._waiting)} judgments are still waiting for the busy store",
+                "wait for the other writer to finish, then quit again",
+            )
+        if self._leaser is not None and self._leaser is not self.store:
+            self.hold("", None)
+            self._leaser.close()
+        for conn in (self._reader,):
+            if conn is not None and conn is not self.store:
+                conn.close()
+        self._reader = self._leaser = None
         self.store.close()
 
 
@@ -331,6 +420,7 @@ def open_session(
     query: str | None = None,
     order: QueueOrder = "impact",
     seed: int = 0,
+    lock_wait_ms: int = 250,
 ) -> JudgingSession:
     """A judging session on the store at `db`, for `assessor` (default: `current_assessor()`).
     Refuses a missing store (UsageError), a query not in the golden set and an unknown stratum
@@ -345,4 +435,5 @@ def open_session(
     except BaseException:
         store.close()
         raise
-    return JudgingSession(store, assessor or current_assessor(), stratum=stratum, order=order, seed=seed)
+    who = assessor or current_assessor()
+    return JudgingSession(store, who, stratum=stratum, order=order, seed=seed, lock_wait_ms=lock_wait_ms)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from ..models import GradeScale, LabelPolicy, ScoringProfile, StoreStatus, Stratum
+from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, StoreStatus, Stratum
 from ..storage import Store
 from .sources import canonical
 
@@ -18,7 +18,18 @@ def init(store: Store, *, name: str, max_grade: int, threshold: int, label_polic
         raise UsageError(
             f"--threshold {threshold} is above --max-grade {max_grade}", "the threshold is a grade of the scale"
         )
+    check_set_name(name)
     store.configure(name=name, scale=GradeScale.from_max(max_grade, threshold), label_policy=label_policy)
+
+
+def check_set_name(name: str) -> None:
+    """A golden-set name is an id (it names version folders): no white space or control characters."""
+    try:
+        GoldenSetInfo(name=name)
+    except ValueError:
+        raise UsageError(
+            f"invalid golden-set name {name!r}", "names have no spaces or control characters, e.g. pydocs"
+        ) from None
 
 
 def set_stratum(store: Store, name: str, weight: float) -> Stratum:

@@ -27,9 +27,14 @@ def snapshot(store: Store) -> versioning.Snapshot:
 
 
 def check_name(name: str, version: str) -> None:
-    """A golden-set name and version are folder names: non-empty, no white space or slashes."""
-    if not name or not version or any(c.isspace() or c in "/\\" for c in name + version):
-        raise UsageError(f"invalid name or version {name!r} {version!r}", "no spaces or slashes, e.g. pydocs 1.2")
+    """A golden-set name and version are folder names: non-empty, no white space, control
+    characters or slashes, and not `.` or `..`."""
+    bad = any(c.isspace() or ord(c) < 32 or ord(c) == 127 or c in "/\\" for c in name + version)  # as ids
+    if not name or not version or bad or {name, version} & {".", ".."}:
+        raise UsageError(
+            f"invalid name or version {name!r} {version!r}",
+            "no spaces, control characters or slashes, and not . or .., e.g. pydocs 1.2",
+        )
 
 
 def freeze(store: Store, out: Path, name: str, version: str, *, note: str | None = None) -> Manifest:

@@ -1,1 +1,1 @@
-"""The modal screens: every key, a note, the next query."""
+"""The modal screens: every key, a note, the next query, texts to read (guidelines, notes, grades), a confirmation."""

@@ -1,26 +1,79 @@
-"""A modal listing every key."""
+"""A modal listing every key, screen by screen (it scrolls when the terminal is short)."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-KEYS = [
-    ("0 1 2 3 …", "give that grade, save, go to the next document"),
-    ("s", "skip / unsure (recorded; stays unlabeled for scoring)"),
-    ("u", "clear the label: back to unlabeled (recorded)"),
-    ("n  →  p  ←", "next / previous document without judging"),
-    ("e", "add a note to the current document's judgment"),
-    ("enter", "in the query list: open the query"),
-    ("f", "in the query list: filter by stratum (cycles)"),
-    ("h", "in the query list: only queries with unlabeled documents"),
-    ("d", "in the query list: the dashboard (latest saved comparison)"),
-    ("esc", "back to the query list / close this"),
-    ("", "judge --adjudicate: 0 1 2 3 … settles the disagreement shown"),
-    ("q", "quit (every judgment is already saved)"),
+SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "Judging a query",
+        [
+            ("0 1 2 3 …", "give that grade, save, go to the next document"),
+            ("1 2  → 12", "scales above 9: digits add up; enter or a 1 s pause saves"),
+            ("s", "skip / unsure (recorded; stays unlabeled for scoring)"),
+            ("u", "retract your own vote (the others' votes stand)"),
+            ("z  backspace", "undo this session's last judgment, go back to it"),
+            ("X", "clear the pair for everyone: no vote counts (asks first)"),
+            ("n  →  p  ←", "next / previous document without judging"),
+            ("↑ ↓", "scroll the document a line"),
+            ("pgup pgdn", "scroll the document a page"),
+            ("home end", "the document's top / bottom"),
+            ("e", "write a note on the document (ctrl+s saves it)"),
+            ("N", "read every note on the document, with author and time"),
+            ("g", "the query's full guidelines"),
+            ("G", "the grades: names, and which count as relevant"),
+            ("esc", "back to the query list"),
+        ],
+    ),
+    (
+        "The query list",
+        [
+            ("enter", "open the query"),
+            ("/", "search query ids and text as you type (esc clears)"),
+            ("a", "only queries with your pending assignments (marked ●)"),
+            ("f", "filter by stratum (cycles)"),
+            ("h", "only queries with unlabeled documents"),
+            ("d", "the dashboard (latest saved comparison)"),
+        ],
+    ),
+    (
+        "judge --adjudicate",
+        [
+            ("0 1 2 3 …", "settle the disagreement shown with that grade"),
+            ("n  →  p  ←", "next / previous disagreement (once settled: n goes on)"),
+            ("s", "skip: the next disagreement, this one left unsettled"),
+            ("e", "a note on the pair (no vote, no label)"),
+            ("g  G", "the query's full guidelines / the grades"),
+            ("esc", "back (quits when adjudication is all there is)"),
+        ],
+    ),
+    (
+        "Everywhere",
+        [
+            ("?", "this list (esc closes it)"),
+            ("q", "quit (every judgment is already saved)"),
+        ],
+    ),
 ]
+
+KEYS = [pair for _, keys in SECTIONS for pair in keys]
+"""Every (key, what it does), in the order shown."""
+
+
+def help_text() -> Text:
+    text = Text("Keys", style="bold")
+    for title, keys in SECTIONS:
+        text.append(f"\n\n{title}", style="bold underline")
+        for key, what in keys:
+            text.append(f"\n{key:<13}", style="bold")
+            text.append(what)
+    text.append("\n\nesc closes", style="dim")
+    return text
 
 
 class HelpScreen(ModalScreen[None]):
@@ -30,5 +83,5 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "close")]
 
     def compose(self) -> ComposeResult:
-        rows = "\n".join(f"[b]{key:<12}[/b] {what}" for key, what in KEYS)
-        yield Static(f"[b]Keys[/b]\n\n{rows}\n\n[dim]esc closes[/dim]")
+        with VerticalScroll():
+            yield Static(help_text())

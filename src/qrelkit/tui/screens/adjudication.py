@@ -1,6 +1,11 @@
 """Adjudication (`qrelkit judge --adjudicate`): the pairs whose assessors disagree, most urgent
-first; every assessor's grade and note side by side; a grade key records the adjudicated label
-(an `adjudicated` event that names the votes it settles), and the next disagreement comes up."""
+first (`Disagreement.priority`: grade distance x queue impact); the query's guidelines, every
+assessor's grade and note side by side (and the adjudicator's own vote, if any); a grade key
+records the adjudicated label (an `adjudicated` event that names the votes it settles).
+
+A settled pair stays on screen, marked settled, and further grade keys are refused there: only
+`n` (or `s`, `p`) moves on. So a key pressed twice, or a fast second key, can never settle a pair
+the adjudicator has not seen."""
 
 from __future__ import annotations
 
@@ -14,15 +19,22 @@ from textual.widgets import Header, Static
 from ...models import Disagreement, GradeScale
 from ...render.styles import data
 from ...workflows.judging import JudgingSession
+from ..grade_entry import GradeKeys
 from ..modals.help import HelpScreen
+from ..modals.note import NoteScreen
+from ..modals.reading import grades, guidelines
+from ..palette import css
 from ..widgets.document import DocumentView
+from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
+from .judging import query_header
 
-KEYS = [("n/p", "move"), ("q", "quit")]
+KEYS = [("n/p", "move"), ("s", "skip"), ("e", "note"), ("g", "guidelines"), ("?", "keys"), ("esc", "back")]
 
 
-def votes_text(item: Disagreement, scale: GradeScale) -> Text:
-    """Every assessor's grade (and note) side by side, then the distance and the priority."""
+def votes_text(item: Disagreement, scale: GradeScale, *, me: str, settled: int | None = None) -> Text:
+    """Every assessor's grade (and note) side by side, the adjudicator's own vote, then the
+    distance and the priority; a settled pair says so, and that `n` goes on."""
     text = Text()
     for n, (who, grade) in enumerate(sorted(item.votes.items())):
         text.append("  ·  " if n else "")
@@ -32,19 +44,34 @@ def votes_text(item: Disagreement, scale: GradeScale) -> Text:
         if who in item.notes:
             text.append("  ")
             text.append_text(data(f"“{item.notes[who]}”", "italic"))
+    if me in item.votes:
+        text.append_text(Text.assemble("\n", (f"you voted {item.votes[me]}", css("bold yellow")), " on this pair"))
     text.append(f"\ndistance {item.distance} · priority {item.priority:.4g}", style="dim")
+    if settled is not None:
+        text.append_text(
+            Text.assemble(
+                "\n",
+                data(f"settled: {settled} ({scale.name_of(settled)})", css("bold green")),
+                ("  n: next disagreement (grade keys do nothing here now)", "dim"),
+            )
+        )
     return text
 
 
 class AdjudicationScreen(Screen[None]):
-    """One disagreement at a time."""
+    """One disagreement at a time, in priority order."""
 
     CSS_PATH = "adjudication.tcss"
     BINDINGS = [
         Binding("n,right", "move(1)", "next", show=False),
         Binding("p,left", "move(-1)", "previous", show=False),
+        Binding("s", "skip", "skip"),
+        Binding("e", "note", "note"),
+        Binding("g", "guidelines", "guidelines", show=False),
+        Binding("G", "grades", "grades", show=False),
         Binding("question_mark", "help", "keys"),
-        Binding("escape,q", "app.quit", "quit"),
+        Binding("escape", "back", "back"),
+        Binding("q", "app.quit", "quit"),
     ]
 
     def __init__(self, session: JudgingSession) -> None:
@@ -53,10 +80,13 @@ class AdjudicationScreen(Screen[None]):
         self.items: list[Disagreement] = []
         self.position = 0
         self.settled = 0
+        self.done: dict[tuple[str, str], int] = {}
+        """Pairs settled on this screen -> the grade given (they stay until the screen moves on)."""
+        self.grade_keys = GradeKeys(self, session.scale.max_grade, self.settle, show=self.show_typed, target=self.pair)
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="query", classes="bar")
+        yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document")
         yield Static(id="votes")
         yield ScaleBar(self.session.scale, KEYS)
@@ -66,46 +96,110 @@ class AdjudicationScreen(Screen[None]):
         self.items = self.session.disagreements()
         self.refresh_view()
 
-    def refresh_view(self) -> None:
+    def pair(self) -> tuple[str, str] | None:
+        """The pair on screen (None: none)."""
+        if not self.items:
+            return None
+        item = self.items[self.position]
+        return item.query_id, item.doc_id
+
+    def refresh_view(self, typed: str = "") -> None:
         query, document, votes = (
-            self.query_one("#query", Static),
+            self.query_one("#query", QueryHeader),
             self.query_one(DocumentView),
             self.query_one("#votes", Static),
         )
         if not self.items:
             self.sub_title = f"adjudication · {self.settled} settled"
-            query.update("[b]No disagreement left to adjudicate.[/b]")
+            query.update(Text("No disagreement left to adjudicate.", "bold"))
             document.say("")
-            votes.update("[dim]q quits[/dim]")
+            votes.update(Text("esc / q quits", "dim"))
             return
         item = self.items[self.position]
-        self.sub_title = f"adjudication · {self.position + 1}/{len(self.items)} · {self.settled} settled"
+        self.sub_title = f"adjudication · {self.position + 1}/{len(self.items)} by priority · {self.settled} settled"
         q = self.session.query(item.query_id)
-        text = q.text if q else item.query_id
-        query.update(Text.assemble(data(item.query_id, "bold"), "  ", data(text)))
-        document.show(item.doc_id, self.session.document(item.doc_id), text)
-        votes.update(votes_text(item, self.session.scale))
+        query.update(query_header(q) if q else data(item.query_id, "bold"))
+        document.show(item.doc_id, self.session.document(item.doc_id), q.text if q else "")
+        settled = self.done.get((item.query_id, item.doc_id))
+        line = votes_text(item, self.session.scale, me=self.session.assessor, settled=settled)
+        if typed:
+            line.append_text(Text.assemble("\n", ("grade ", "bold"), (f"{typed}_", css("bold reverse yellow"))))
+        votes.update(line)
+
+    def show_typed(self, typed: str) -> None:
+        self.refresh_view(typed)
 
     def on_key(self, event: events.Key) -> None:
-        character = event.character
-        if character and character.isdigit() and len(character) == 1 and self.items:
-            grade = int(character)
-            if grade <= self.session.scale.max_grade:
-                event.stop()
-                self.settle(grade)
+        if self.items:
+            self.grade_keys.key(event)
 
     def settle(self, grade: int) -> None:
-        """Record the adjudicated grade (committed on return), then show the next disagreement."""
+        """Record the adjudicated grade (committed on return); the pair stays on screen, settled."""
+        pair = self.pair()
+        if pair is None:
+            return
+        if pair in self.done:
+            self.notify(f"settled already ({self.done[pair]}): n goes to the next disagreement", severity="warning")
+            return
         self.session.settle(self.items[self.position], grade)
+        self.done[pair] = grade
         self.settled += 1
-        del self.items[self.position]
-        self.position = min(self.position, max(len(self.items) - 1, 0))
         self.refresh_view()
 
+    def _drop_settled(self) -> bool:
+        """Take the pair on screen out of the list if it was settled; whether it was."""
+        pair = self.pair()
+        if pair is None or pair not in self.done:
+            return False
+        del self.items[self.position]
+        return True
+
     def action_move(self, step: int) -> None:
-        if self.items:
-            self.position = max(0, min(len(self.items) - 1, self.position + step))
-            self.refresh_view()
+        if not self.items:
+            return
+        if self._drop_settled() and step > 0:
+            step = 0  # the next one has slid into this place
+        self.position = max(0, min(len(self.items) - 1, self.position + step))
+        self.refresh_view()
+
+    def action_skip(self) -> None:
+        """The next disagreement, this one left as it is (after the last: back to the first)."""
+        if not self.items:
+            return
+        if self._drop_settled():
+            self.position = self.position if self.position < len(self.items) else 0
+        else:
+            self.position = (self.position + 1) % len(self.items)
+        self.refresh_view()
+
+    def action_note(self) -> None:
+        """A note on the pair (a `noted` event: no vote, no label)."""
+        pair = self.pair()
+        if pair is None:
+            return
+
+        def save(note: str | None) -> None:
+            if note is not None:
+                self.session.note(pair[0], pair[1], note)
+                self.notify("note saved", timeout=3)
+
+        self.app.push_screen(NoteScreen(None), save)
+
+    def action_guidelines(self) -> None:
+        pair = self.pair()
+        q = self.session.query(pair[0]) if pair else None
+        if q is not None:
+            self.app.push_screen(guidelines(q))
+
+    def action_grades(self) -> None:
+        self.app.push_screen(grades(self.session.scale))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    async def action_back(self) -> None:
+        """Back to the screen under this one; quit when adjudication is all there is."""
+        if len(self.app.screen_stack) > 2:
+            self.dismiss(None)
+        else:
+            await self.app.action_quit()

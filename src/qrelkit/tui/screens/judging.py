@@ -5,31 +5,47 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Header, Static
 
 from ...models import DocState, JudgmentState, LabelState, Query
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
+from ..grade_entry import GradeKeys
 from ..messages import QueueReady, QueueStale
+from ..modals.confirm import ConfirmScreen
 from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
 from ..modals.note import NoteScreen
+from ..modals.reading import grades, guidelines, notes, pair_notes
 from ..palette import css
 from ..widgets.document import DocumentView
 from ..widgets.label_line import LabelLine
+from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
+from ..widgets.session_panel import Pace, SessionPanel
 
-KEYS = [("s", "skip"), ("u", "clear"), ("n/p", "move"), ("e", "note"), ("?", "keys"), ("esc", "back")]
+KEYS = [
+    ("s", "skip"),
+    ("u", "retract"),
+    ("z", "undo"),
+    ("n/p", "move"),
+    ("e", "note"),
+    ("?", "keys"),
+    ("esc", "back"),
+]
 
-KEEP: dict[LabelState, JudgmentState] = {
-    LabelState.GRADED: JudgmentState.GRADED,
-    LabelState.SKIPPED: JudgmentState.SKIPPED,
-}
-"""The event that keeps a document's state (a note is appended with it); an unlabeled one: `cleared`."""
+LEASE_AFTER = 1.0
+"""A document shown this long is leased (passing through documents leases none, and a key never
+waits for a lease being written)."""
+
+POLL_SECONDS = 2.0
+"""How often the screen looks for other assessors' new events on its query, and retries
+judgments waiting for a busy store."""
 
 
 def query_header(q: Query) -> Text:
@@ -41,42 +57,65 @@ def query_header(q: Query) -> Text:
 
 
 class JudgingScreen(Screen[None]):
-    """Judge one query's documents: 0-9 grade, s skip, u clear, n/p move, e note. A judgment
+    """Judge one query's documents: 0-9 grade, s skip, u retract, z undo, n/p move, e note. A judgment
     moves to the next unlabeled document; when none is left, the next query is offered."""
 
     CSS_PATH = "judging.tcss"
     BINDINGS = [
         Binding("s", "skip", "skip"),
-        Binding("u", "clear", "clear"),
+        Binding("u", "retract", "retract"),
+        Binding("z,backspace", "undo", "undo"),
+        Binding("X", "clear_for_everyone", "clear for everyone", show=False),
         Binding("n,right", "move(1)", "next", show=False),
         Binding("p,left", "move(-1)", "previous", show=False),
         Binding("e", "note", "note"),
+        Binding("N", "notes", "notes", show=False),
+        Binding("g", "guidelines", "guidelines", show=False),
+        Binding("G", "grades", "grades", show=False),
+        Binding("up", "scroll_document('up')", show=False),
+        Binding("down", "scroll_document('down')", show=False),
+        Binding("pageup", "scroll_document('page_up')", show=False),
+        Binding("pagedown", "scroll_document('page_down')", show=False),
+        Binding("home", "scroll_document('home')", show=False),
+        Binding("end", "scroll_document('end')", show=False),
         Binding("question_mark", "help", "keys"),
         Binding("escape", "back", "back"),
         Binding("q", "app.quit", "quit"),
     ]
 
-    def __init__(self, session: JudgingSession, query_id: str) -> None:
+    def __init__(self, session: JudgingSession, query_id: str, *, pace: Pace | None = None) -> None:
         super().__init__()
         self.session = session
         self.query_id = query_id
+        self.pace = pace or Pace()
+        """Seconds per judged document in this session (the session panel's median)."""
+        self.grade_keys = GradeKeys(
+            self, session.scale.max_grade, self.grade, show=self.show_typed, target=self.current_pair
+        )
+        """Digits are grades (several digits make one on a scale above 9: `grade_entry`)."""
         self.query_model: Query | None = None
         self.docs: list[DocState] = []
         self.position = 0
         self.shown_at = time.monotonic()
         self.touched = False
         """Judged or moved since the query was loaded."""
+        self.held: tuple[str, str] | None = None
+        """The document this screen holds a lease on."""
+        self._lease_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="query", classes="bar")
+        yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document")
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
+        yield Static(id="saved", classes="bar")
+        yield SessionPanel(self.session, self.pace, self.shown_since, id="session", classes="bar")
         yield ScaleBar(self.session.scale, KEYS)
 
     def on_mount(self) -> None:
         self.title = self.app.title
         self.load()
+        self.set_interval(POLL_SECONDS, self.poll)
 
     def load(self) -> None:
         """Read the query and its documents (others' labels included); start at the first unlabeled."""
@@ -114,18 +153,47 @@ class JudgingScreen(Screen[None]):
             label.show(None)
             return
         doc_state = self.docs[self.position]
+        if not doc_state.waiting:  # re-read: another assessor may have judged it since
+            doc_state = self.docs[self.position] = self.session.doc_state(self.query_id, doc_state.doc_id)
         document.show(doc_state.doc_id, self.session.document(doc_state.doc_id), q.text)
         label.show(doc_state)
         self.shown_at = time.monotonic()
+        if self.held != (self.query_id, doc_state.doc_id):  # lease it once it stays on screen a moment
+            if self._lease_timer is not None:
+                self._lease_timer.stop()
+            self._lease_timer = self.set_timer(LEASE_AFTER, self._lease_shown)
+
+    def _lease_shown(self) -> None:
+        if self.docs and self.is_attached:
+            self.held = (self.query_id, self.docs[self.position].doc_id)
+            self.hold(*self.held)
+
+    def say(self, message: Text) -> None:
+        """What the last key did, on the line under the label ("saved 2 (relevant) for d1")."""
+        self.query_one("#saved", Static).update(message)
+
+    @work(thread=True, exclusive=True, group="lease", exit_on_error=False)
+    def hold(self, query_id: str, doc_id: str | None) -> None:
+        """Tell the other assessors' screens this document is open here (a lease, off the UI thread)."""
+        self.session.hold(query_id, doc_id)
+
+    def poll(self) -> None:
+        """Every few seconds: commit judgments a busy store held back, and re-read the query's
+        documents if someone else judged it (the position stays on the same document)."""
+        if self.session.waiting:
+            left = self.session.flush()
+            free = Text("the store is free again: every judgment is saved", css("green"))
+            self.say(waiting_line(left) if left else free)
+        if self.docs and self.session.changed(self.query_id):
+            current = self.docs[self.position].doc_id
+            self.docs = self.session.documents(self.query_id)
+            self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == current), self.position)
+            self.refresh_view()
 
     # -- judging ----------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        if event.character and event.character.isdigit() and len(event.character) == 1:
-            grade = int(event.character)
-            if grade <= self.session.scale.max_grade:
-                event.stop()
-                self.judge(JudgmentState.GRADED, grade)
+        self.grade_keys.key(event)
 
     def judge(
         self, state: JudgmentState, grade: int | None = None, note: str | None = None, advance: bool = True
@@ -137,34 +205,65 @@ class JudgingScreen(Screen[None]):
         self.touched = True
         d = self.docs[self.position]
         seconds = round(time.monotonic() - self.shown_at, 3)
-        self.docs[self.position] = self.session.judge(self.query_id, d.doc_id, state, grade, note=note, seconds=seconds)
+        done = self.session.judge(self.query_id, d.doc_id, state, grade, note=note, seconds=seconds)
+        self.docs[self.position] = done
+        self.say(waiting_line(self.session.waiting) if done.waiting else saved_line(done, state, grade, self.session))
         if advance:
-            after = [i for i in range(self.position + 1, len(self.docs)) if self.docs[i].state is LabelState.UNLABELED]
-            before = [i for i in range(self.position) if self.docs[i].state is LabelState.UNLABELED]
-            if after or before:
-                self.position = (after or before)[0]
-            else:
+            nxt = self.session.next_open(self.docs, self.position)
+            if nxt is None:
                 self.refresh_view()
                 self.offer_next_query()
                 return
+            self.position = nxt
         self.refresh_view()
 
     def action_skip(self) -> None:
-        self.judge(JudgmentState.SKIPPED)
+        self.timed(JudgmentState.SKIPPED)
 
-    def action_clear(self) -> None:
-        """Clear the pair back to unlabeled (stay: a label is cleared to judge it again). A clear
-        resets every assessor's vote, so on a pair assigned to several assessors it is refused."""
-        if self.docs and self.docs[self.position].shared:
-            self.notify(
-                "Several assessors judge this pair: a clear would erase their votes too. "
-                "Press a grade to change yours; disagreements are settled with judge --adjudicate.",
-                title="not cleared",
-                severity="warning",
-                timeout=6,
-            )
+    def action_retract(self) -> None:
+        """Take back this assessor's own vote on the pair (stay: to judge it again); the other
+        assessors' votes stand. Clearing a pair for everyone is `judge --adjudicate`'s."""
+        self.judge(JudgmentState.RETRACTED, advance=False)
+
+    def action_clear_for_everyone(self) -> None:
+        """Reset the pair for every assessor (an adjudication action): asks first, names the votes
+        it resets, and is recorded as this assessor's."""
+        if not self.docs:
             return
-        self.judge(JudgmentState.CLEARED, advance=False)
+        d = self.docs[self.position]
+        votes = ", ".join(f"{who} {g}" for who, g in sorted(d.votes.items())) or (
+            f"{d.assessor} {d.grade if d.grade is not None else d.state.value}" if d.assessor else "none"
+        )
+        question = Text.assemble(
+            "Clear ", data(d.doc_id, "bold"), " for everyone? Every vote on it stops counting (",
+            data(votes), "); the clear is recorded as yours, ", data(self.session.assessor, "bold"), ".",
+        )  # fmt: skip
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.docs[self.position] = self.session.clear(self.query_id, d.doc_id)
+                self.say(Text.assemble("cleared ", data(d.doc_id, "bold"), " for everyone"))
+                self.refresh_view()
+
+        self.app.push_screen(ConfirmScreen(question), answer)
+
+    def action_undo(self) -> None:
+        """Undo this session's last judgment and go back to that document."""
+        pair = self.session.undo()
+        if pair is None:
+            self.say(Text("nothing to undo in this session", css("yellow")))
+            return
+        query_id, doc_id = pair
+        if query_id != self.query_id:
+            self.query_id = query_id
+            self.load()
+        else:
+            self.docs = self.session.documents(self.query_id)
+        self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == doc_id), self.position)
+        self.touched = True
+        self.refresh_view()
+        back = state_words(self.docs[self.position], self.session)
+        self.say(Text.assemble("undone: ", data(doc_id, "bold"), " is back to ", back))
 
     def action_move(self, step: int) -> None:
         self.touched = True
@@ -178,16 +277,70 @@ class JudgingScreen(Screen[None]):
         d = self.docs[self.position]
 
         def save(note: str | None) -> None:
-            if note is not None:  # a new event carrying the current state, grade and the note
-                grade = d.grade if d.state is LabelState.GRADED else None
-                self.judge(KEEP.get(d.state, JudgmentState.CLEARED), grade, note=note, advance=False)
+            if note is not None:  # a note event: no vote, no label changes
+                self.docs[self.position] = self.session.note(self.query_id, d.doc_id, note)
+                self.say(Text.assemble("note saved for ", data(d.doc_id, "bold")))
+                self.refresh_view()
 
-        self.app.push_screen(NoteScreen(d.note), save)
+        self.app.push_screen(NoteScreen(None), save)  # a new note of this assessor's
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
+    # -- reading, typing a grade, timing: the assessor's comforts ---------------------------
+
+    def action_guidelines(self) -> None:
+        """The query's whole guidelines (the bar above the document shows their first lines)."""
+        if self.query_model is not None:
+            self.app.push_screen(guidelines(self.query_model))
+
+    def action_notes(self) -> None:
+        """Every note on the document, with its author and time."""
+        if self.docs:
+            d = self.docs[self.position]
+            self.app.push_screen(notes(d.doc_id, pair_notes(d)))
+
+    def action_grades(self) -> None:
+        self.app.push_screen(grades(self.session.scale))
+
+    def action_scroll_document(self, how: str) -> None:
+        """up/down/pgup/pgdn/home/end scroll the document, whatever has the focus."""
+        document = self.query_one(DocumentView)
+        scroll = {
+            "up": document.scroll_up,
+            "down": document.scroll_down,
+            "page_up": document.scroll_page_up,
+            "page_down": document.scroll_page_down,
+            "home": document.scroll_home,
+            "end": document.scroll_end,
+        }[how]
+        scroll(animate=False)
+
+    def shown_since(self) -> float | None:
+        """When the document on screen was shown (None: no document), for the session panel."""
+        return self.shown_at if self.docs else None
+
+    def grade(self, grade: int) -> None:
+        self.timed(JudgmentState.GRADED, grade)
+
+    def timed(self, state: JudgmentState, grade: int | None = None) -> None:
+        """`judge`, keeping the seconds spent on the document (what the event records as its
+        `seconds`) for the session panel's median."""
+        seconds = time.monotonic() - self.shown_at
+        if self.docs:
+            self.judge(state, grade)
+            self.pace.add(seconds)
+        self.query_one(SessionPanel).tick()
+
+    def current_pair(self) -> tuple[str, str | None]:
+        """What a grade typed now would grade (digits typed are saved only on that pair)."""
+        return self.query_id, self.docs[self.position].doc_id if self.docs else None
+
+    def show_typed(self, typed: str) -> None:
+        self.query_one(SessionPanel).show_typed(typed)
+
     def action_back(self) -> None:
+        self.hold(self.query_id, None)
         self.dismiss(None)
 
     def offer_next_query(self) -> None:
@@ -204,3 +357,30 @@ class JudgingScreen(Screen[None]):
             self.post_message(QueueStale())  # this query's labels moved the impacts
 
         self.app.push_screen(NextQueryScreen(self.query_id, nxt, offered.text if offered else ""), answer)
+
+
+def state_words(d: DocState, session: JudgingSession) -> Text:
+    """A pair's state in a few words: `2 (relevant)`, `skipped`, `unlabeled`."""
+    if d.state is LabelState.GRADED and d.grade is not None:
+        return data(f"{d.grade} ({session.scale.name_of(d.grade)})", "bold")
+    return Text(d.state.value, style="bold")
+
+
+def saved_line(d: DocState, state: JudgmentState, grade: int | None, session: JudgingSession) -> Text:
+    """What was saved, in words: `saved 2 (relevant) for doc-17` (and what the pair resolves to,
+    when other assessors' votes make it something else)."""
+    doc = data(d.doc_id, "bold")
+    if state is JudgmentState.RETRACTED:
+        return Text.assemble("retracted your vote on ", doc, "; it is now ", state_words(d, session))
+    if state is JudgmentState.SKIPPED or grade is None:
+        return Text.assemble("saved skip (unsure) for ", doc)
+    line = Text.assemble("saved ", data(f"{grade} ({session.scale.name_of(grade)})", "bold"), " for ", doc)
+    if d.state is not LabelState.GRADED or d.grade != grade:
+        line.append_text(Text.assemble("; with the other votes it is ", state_words(d, session)))
+    return line
+
+
+def waiting_line(left: int) -> Text:
+    return Text(
+        f"store busy, retrying: {left} judgment(s) held in memory, saved in order once it is free", css("bold yellow")
+    )

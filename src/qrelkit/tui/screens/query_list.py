@@ -2,27 +2,49 @@
 
 from __future__ import annotations
 
-from textual import work
+from collections import Counter
+from collections.abc import Sequence
+from typing import Self
+
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.timer import Timer
+from textual.widgets import DataTable, Header, Input, Static
 
 from ...models import QueryProgress
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
+from ..messages import QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..widgets.scale_bar import key_text
+from ..widgets.session_panel import Pace
 from .dashboard import DashboardScreen
 from .judging import JudgingScreen
 
 BAR = 6
-BATCH = 500
-"""Rows added to the table per frame."""
+BATCH = 250
+"""Rows added to the table at a time (250 rows take the table ~30 ms to lay out)."""
+FRAME = 1 / 60
+"""Seconds between two batches: the table lays out each batch, and keys are handled, in between
+(batches chained on refreshes ran back to back once the cursor moved, and the table then laid
+out thousands of rows at once, keys waiting half a second)."""
 TEXT = 22
 """Characters of query text shown in the list."""
+MINE = "●"
+"""Marks a query holding pending assignments of this assessor."""
 
-KEYS = [("enter", "judge"), ("f", "stratum"), ("h", "only unlabeled"), ("d", "dashboard"), ("?", "keys"), ("q", "quit")]
+KEYS = [
+    ("enter", "judge"),
+    ("/", "search"),
+    ("a", "mine"),
+    ("f", "stratum"),
+    ("h", "only unlabeled"),
+    ("d", "dashboard"),
+    ("?", "keys"),
+    ("q", "quit"),
+]
 
 
 def progress_bar(p: QueryProgress) -> str:
@@ -40,46 +62,122 @@ def clip(text: str, width: int = TEXT) -> str:
     return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
+def matches(row: QueryProgress, search: str) -> bool:
+    """Whether the query's id or text contains `search`, ignoring case."""
+    needle = search.casefold()
+    return needle in row.query_id.casefold() or needle in row.text.casefold()
+
+
+class QueryTable(DataTable[object]):
+    """The list's table; `moved` says the assessor moved its cursor (keys or mouse) since the
+    last `clear`, so that rows still arriving never move it back."""
+
+    moved = False
+
+    def clear(self, columns: bool = False) -> Self:
+        self.moved = False
+        super().clear(columns)
+        return self
+
+    def _user(self) -> None:
+        self.moved = True
+
+    def action_cursor_up(self) -> None:
+        self._user()
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        self._user()
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        self._user()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self._user()
+        super().action_page_down()
+
+    def action_scroll_top(self) -> None:
+        self._user()
+        super().action_scroll_top()
+
+    def action_scroll_bottom(self) -> None:
+        self._user()
+        super().action_scroll_bottom()
+
+    def action_scroll_home(self) -> None:
+        self._user()
+        super().action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self._user()
+        super().action_scroll_end()
+
+    def on_click(self, event: events.Click) -> None:
+        self._user()
+
+
 class QueryListScreen(Screen[None]):
-    """Queries with labeled / skipped / unlabeled counts; filters by stratum and by open work."""
+    """Queries with labeled / skipped / unlabeled counts; filters by stratum, by open work, by
+    the assessor's own assignments and by a search of ids and text."""
 
     CSS_PATH = "query_list.tcss"
     BINDINGS = [
+        # a priority binding runs as the key arrives, before the keys typed after it are routed:
+        # they reach the search box even when typed at once ("/421")
+        Binding("slash", "search", "search", priority=True),
+        Binding("a", "toggle_mine", "mine"),
         Binding("f", "cycle_stratum", "stratum"),
         Binding("h", "toggle_open", "has unlabeled"),
         Binding("d", "dashboard", "dashboard"),
+        Binding("escape", "clear_search", "clear search", show=False),
         Binding("question_mark", "help", "keys"),
         Binding("q", "app.quit", "quit"),
     ]
 
-    def __init__(self, session: JudgingSession) -> None:
+    def __init__(self, session: JudgingSession, pace: Pace | None = None) -> None:
         super().__init__()
         self.session = session
+        self.pace = pace or Pace()
         self.rows: list[QueryProgress] = []
         self.only_open = False
+        self.only_mine = False
+        self.search = ""
+        self.assigned: Counter[str] = Counter()
+        """Query -> this assessor's pending assignments in it (from the judging queue)."""
+        self.queue_known = False
+        self._judged_at_queue = 0
         self._pending: list[QueryProgress] = []
-        self._selected = 0
+        self._next_batch: Timer | None = None
+        self._keep: str | None = None
+        """The query the cursor goes back to when its row arrives (unless the assessor moved it)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="filters", classes="bar")
-        yield DataTable(id="queries", cursor_type="row", zebra_stripes=True)
+        yield Input(placeholder="search query ids and text (esc clears)", id="search")
+        yield QueryTable(id="queries", cursor_type="row", zebra_stripes=True)
         yield Static(key_text(KEYS), id="keys")
 
     def on_mount(self) -> None:
         self.title = self.app.title
-        table = self.query_one(DataTable)
+        table = self.query_one(QueryTable)
         table.add_columns("query", "stratum")
         # known widths, so the layout is settled before any row arrives (and does not jump)
         table.add_column("text", width=TEXT)
         for label in ("done", "skip", "todo"):
             table.add_column(label, width=4)
         table.add_column("progress", width=BAR + 5)
+        table.add_column("you", width=4, key="you")
+        table.focus()
 
     def on_screen_resume(self) -> None:
         """Load whenever the list is shown: first push, and each return from judging (so it
         never loads while hidden under a judging screen opened with `judge --query`)."""
         self.call_after_refresh(self._load_if_shown)
+        if self.assigned and self.session.judged != self._judged_at_queue:
+            self.post_message(QueueStale())  # judged since: the assignment marks may be stale
 
     def _load_if_shown(self) -> None:
         # `is_current` is also true for a screen under the top one (Textual counts background
@@ -93,31 +191,65 @@ class QueryListScreen(Screen[None]):
         rows = self.session.progress()
         self.app.call_from_thread(self.show, rows)
 
+    @on(QueueReady)
+    def queue_ready(self, message: QueueReady) -> None:
+        """The judging queue arrived: its `assigned` entries are this assessor's pending assignments."""
+        before = self.assigned
+        self.assigned = Counter(i.query_id for i in self.session.queue() if i.source == "assigned")
+        self.queue_known, self._judged_at_queue = True, self.session.judged
+        if self.only_mine:
+            self.show(self.rows)
+            return
+        table = self.query_one(QueryTable)
+        for query_id in {q for q in before | self.assigned if before[q] != self.assigned[q]}:
+            if query_id in table.rows:  # rows still to come get their mark when added
+                table.update_cell(query_id, "you", self.mark(query_id))
+
+    def mark(self, query_id: str) -> str:
+        n = self.assigned.get(query_id, 0)
+        return f"{MINE}{n}" if n else ""
+
+    def visible_rows(self, rows: Sequence[QueryProgress]) -> list[QueryProgress]:
+        stratum = self.session.stratum
+        return [
+            r
+            for r in rows
+            if (stratum is None or r.stratum == stratum)
+            and (not self.only_open or r.unlabeled)
+            and (not self.only_mine or r.query_id in self.assigned)
+            and (not self.search or matches(r, self.search))
+        ]
+
+    def filters_line(self, shown: Sequence[QueryProgress]) -> str:
+        parts = [f"{len(shown)} queries", self.session.stratum or "all strata"]
+        if self.search:
+            parts.append(f"matching “{self.search}”")
+        if self.only_mine:
+            parts.append("your assignments" if self.queue_known else "your assignments (still loading)")
+        if self.only_open:
+            parts.append("with unlabeled only")
+        labeled = sum(r.labeled for r in shown)
+        todo = sum(r.unlabeled for r in shown)
+        return " · ".join(parts) + f" · {labeled} labeled · {todo} unlabeled in the pool"
+
     def show(self, rows: list[QueryProgress]) -> None:
         """Fill the table BATCH rows per frame, so that a big golden set never blocks the UI."""
         self.rows = rows
-        table = self.query_one(DataTable)
-        self._selected = table.cursor_row
+        table = self.query_one(QueryTable)
+        if table.row_count and not (self._keep and not table.moved):
+            self._keep = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
         table.clear()
-        stratum = self.session.stratum
-        visible_rows = [
-            r for r in rows if (stratum is None or r.stratum == stratum) and (not self.only_open or r.unlabeled)
-        ]
-        self._pending = visible_rows
-        labeled = sum(r.labeled for r in visible_rows)
-        todo = sum(r.unlabeled for r in visible_rows)
-        self.query_one("#filters", Static).update(
-            data(
-                f"{len(visible_rows)} queries · {stratum or 'all strata'}"
-                f"{' · with unlabeled only' if self.only_open else ''}"
-                f" · {labeled} labeled · {todo} unlabeled in the pool"
-            )
-        )
+        if self._next_batch is not None:  # one chain of batches at a time (a search types fast)
+            self._next_batch.stop()
+        shown = self.visible_rows(rows)
+        self._pending = shown
+        self.query_one("#filters", Static).update(data(self.filters_line(shown)))
         self.sub_title = f"judged {self.session.judged} this session"
         self._add_batch()
 
     def _add_batch(self) -> None:
-        table = self.query_one(DataTable)
+        self._next_batch = None
+        table = self.query_one(QueryTable)
         batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
         for r in batch:
             table.add_row(
@@ -128,16 +260,53 @@ class QueryListScreen(Screen[None]):
                 str(r.skipped),
                 str(r.unlabeled),
                 progress_bar(r),
+                self.mark(r.query_id),
                 key=r.query_id,
             )
+        keep = self._keep
+        if keep is not None and (table.moved or keep in table.rows):
+            if not table.moved:
+                table.move_cursor(row=table.get_row_index(keep))
+            self._keep = None
         if self._pending:
-            self.call_after_refresh(self._add_batch)
-        elif table.row_count:
-            table.move_cursor(row=min(self._selected, table.row_count - 1))
+            self._next_batch = self.set_timer(FRAME, self._add_batch)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
-            self.app.push_screen(JudgingScreen(self.session, str(event.row_key.value)))
+            self.app.push_screen(JudgingScreen(self.session, str(event.row_key.value), pace=self.pace))
+
+    # -- filters --------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        if self.focused is search:  # a `/` in the search itself
+            search.insert_text_at_cursor("/")
+            return
+        search.display = True
+        self.set_focus(search)  # now, not after a refresh: the keys typed next go to the search
+
+    @on(Input.Changed, "#search")
+    def search_changed(self, event: Input.Changed) -> None:
+        self.search = event.value.strip()
+        self.show(self.rows)
+
+    @on(Input.Submitted, "#search")
+    def search_done(self, event: Input.Submitted) -> None:
+        """enter: to the rows found (the search stays)."""
+        self.query_one(QueryTable).focus()
+
+    def action_clear_search(self) -> None:
+        search = self.query_one("#search", Input)
+        if not search.display and not self.search:
+            return
+        search.display = False
+        self.query_one(QueryTable).focus()
+        if search.value:
+            search.value = ""  # Input.Changed shows every row again
+
+    def action_toggle_mine(self) -> None:
+        self.only_mine = not self.only_mine
+        self.show(self.rows)
 
     def action_cycle_stratum(self) -> None:
         strata = sorted({r.stratum for r in self.rows})

@@ -1,1 +1,2 @@
-"""Widgets the screens share: a document, the label line, the key bar with the scale, the dashboard tiles."""
+"""Widgets the screens share: a document, the query bar, the label line, the session panel, the key bar
+with the scale, the dashboard tiles."""

@@ -1,0 +1,112 @@
+"""A pair's state as a judging screen shows it: resolved from every assessor's votes
+(`resolution`), blind on overlap assignments until this assessor has voted, with every note and
+who has the document open now."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from .. import resolution
+from ..models import DocState, Judgment, JudgmentState, LabelPolicy, LabelState, PairNote
+from ..storage import Store
+
+
+def documents(store: Store, query_id: str, *, assessor: str | None = None, blind: bool = False) -> list[DocState]:
+    """A query's documents in judging order, each with its resolved state (see the module)."""
+    pooled = store.pooled_documents(query_id)
+    events = store.query_events(query_id)
+    seen = set(pooled)
+    order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in events) if d not in seen]
+    return _states(store, query_id, order, events, store.shared_pairs(query_id), assessor=assessor, blind=blind)
+
+
+def document_state(
+    store: Store, query_id: str, doc_id: str, *, assessor: str | None = None, blind: bool = False
+) -> DocState:
+    """One document's state, as `documents` gives it, reading that pair's events only (the
+    judging screen calls this after every keystroke)."""
+    events = store.query_events(query_id, doc_id)
+    return _states(
+        store, query_id, [doc_id], events, store.shared_pairs(query_id, doc_id), assessor=assessor, blind=blind
+    )[0]
+
+
+def _states(
+    store: Store,
+    query_id: str,
+    order: list[str],
+    events: list[tuple[int, Judgment]],
+    shared: dict[str, set[str]],
+    *,
+    assessor: str | None,
+    blind: bool,
+) -> list[DocState]:
+    """Each document's resolved state from its events; blind where it is assigned to `assessor`
+    and others and `assessor` has not voted."""
+    votes = resolution.votes_of(events)
+    times = {seq: e.timestamp for seq, e in events}
+    hidden = {d for d, who in shared.items() if assessor in who} if blind and assessor is not None else set()
+    held = _held(store, query_id, assessor, shared)
+    notes = _notes(events)
+    policy = store.label_policy
+    states = []
+    for d in order:
+        v, adjudicated = votes.get((query_id, d), ([], None))
+        if d in hidden and adjudicated is None and not any(x.assessor == assessor for x in v):
+            states.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True, shared=True, held_by=held.get(d)))
+            continue
+        state = _state(d, v, adjudicated, policy, times, shared=d in shared)
+        mine = notes.get(d, [])
+        update = {"notes": mine, "note": mine[-1].text if mine else None, "held_by": held.get(d)}
+        states.append(state.model_copy(update=update))
+    return states
+
+
+def _held(store: Store, query_id: str, assessor: str | None, shared: dict[str, set[str]]) -> dict[str, str]:
+    """Documents open on another assessor's screen, unless assigned to both of them (then each
+    judges it anyway)."""
+    if assessor is None:
+        return {}
+    return {
+        d: who
+        for d, who in store.held(query_id, besides=assessor).items()
+        if not {who, assessor} <= shared.get(d, set())
+    }
+
+
+def _notes(events: list[tuple[int, Judgment]]) -> dict[str, list[PairNote]]:
+    """Every note on each document, oldest first: note events and the notes votes carry (since
+    the pair's last clear, as the votes)."""
+    found: dict[str, list[PairNote]] = {}
+    for _, e in events:
+        if e.state is JudgmentState.CLEARED:
+            found.pop(e.doc_id, None)
+        if e.note:
+            found.setdefault(e.doc_id, []).append(PairNote(assessor=e.assessor, text=e.note, timestamp=e.timestamp))
+    return found
+
+
+def _state(
+    doc_id: str,
+    votes: list[resolution.Vote],
+    adjudicated: int | None,
+    policy: LabelPolicy,
+    times: dict[int, datetime],
+    *,
+    shared: bool,
+) -> DocState:
+    state, grade = resolution.resolve(votes, adjudicated, policy)
+    if state is LabelState.UNLABELED:
+        return DocState(doc_id=doc_id, state=state, shared=shared)
+    last = max(votes, key=lambda x: x.seq) if votes else None
+    graders = resolution.graded_votes(votes)
+    return DocState(
+        doc_id=doc_id,
+        state=state,
+        grade=grade,
+        assessor=last.assessor if last else None,
+        timestamp=times.get(last.seq) if last else None,
+        votes=graders if len(graders) > 1 else {},
+        adjudicated=adjudicated is not None,
+        shared=shared,
+    )
