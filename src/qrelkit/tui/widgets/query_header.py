@@ -42,6 +42,8 @@ class QueryHeader(Static):
         return isinstance(self.full, Text) and self.content is not self.full
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        if isinstance(content, Text) and isinstance(self.full, Text) and content == self.full:
+            return  # the same query as before (every keystroke redraws the screen): nothing to cut again
         self.full = content
         super().update(self._fit(content), layout=layout)
 
