@@ -59,6 +59,8 @@ def disagreements(store: Store) -> list[Disagreement]:
         return []
     pairs = [(q, d) for q, d, _, _ in found]
     weights = impacts(store, pairs, labels_by_query(store.label_rows(), leave_out=set(pairs)))
+    if not any(weights):  # no pooled runs to weigh by: the grade distance alone orders them
+        weights = [1.0] * len(pairs)
     items = [
         Disagreement(
             query_id=q,
