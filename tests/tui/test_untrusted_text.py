@@ -104,3 +104,28 @@ async def test_the_adjudication_screen_shows_data_as_it_is() -> None:
         await pilot.press("3", "n")
         assert "No disagreement left" in _shown(app, "#query")
         assert app.is_running
+
+
+async def test_the_dashboard_shows_run_and_set_names_as_they_are() -> None:
+    """A saved comparison whose run names (file names) are markup and an escape sequence."""
+    from conftest import ROOT
+    from qrelkit.render.styles import visible
+    from qrelkit.scoring import paired
+    from qrelkit.tui.screens.dashboard import DashboardScreen
+    from qrelkit.workflows.scoring import score_run
+    from qrelkit.workflows.sources import ScoringSource, plan
+
+    folder = ROOT / "goldensets" / "pydocs"
+    source = ScoringSource.from_version(folder / "1.0")
+    chosen = plan(source)
+    a, b = (score_run(source, folder / "runs" / f"{n}.run", chosen, per_query=True, name=f"{n}{NASTY}")
+            for n in ("bm25", "bm25-title"))  # fmt: skip
+    comparison = paired.compare(a, b)
+    store = make_store()
+    store.save_report(comparison, "x")
+    app = judge_app(store, "ann")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("d")
+        assert isinstance(app.screen, DashboardScreen)
+        source_line = _shown(app, "#source")
+        assert visible(f"bm25{NASTY}") in source_line and visible(f"bm25-title{NASTY}") in source_line
