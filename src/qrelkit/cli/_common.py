@@ -73,9 +73,17 @@ def print_error(exc: QrelkitError) -> None:
     err.print(line)
 
 
+def check_out(ctx: click.Context, out_path: Path | None, *inputs: Path | None) -> None:
+    """Refuse an output path that is the store (--db) or one of the command's inputs."""
+    if out_path is not None:
+        from ..workflows.outputs import check_output
+
+        check_output(out_path, store=ctx.find_root().obj["db"], inputs=inputs)
+
+
 def emit(render: Callable[[int, bool], str], out_path: Path | None) -> None:
     """Print what `render(width, color)` returns, or write it (without colour) atomically to
-    `out_path`."""
+    `out_path` (checked first with `check_out`)."""
     from ..formats import atomic_write
 
     if out_path is None:

@@ -14,7 +14,7 @@ from ..render.compare import TABLE_WIDTH, comparison_table
 from ..render.styles import data
 from ..workflows import compare as workflow
 from ..workflows import exporting
-from ._common import emit, err, open_store, options, out_option, seed_option, source_options, store_opener
+from ._common import check_out, emit, err, open_store, options, out_option, seed_option, source_options, store_opener
 
 HELP = """Compare baseline A with candidate B, paired over the same queries.
 
@@ -86,6 +86,7 @@ def compare(
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify,
     )  # fmt: skip
+    check_out(ctx, out_path, *inputs, golden, qrels)
     outcome = workflow.compare(inputs, opts, store_opener(ctx))
     c = outcome.comparison
     emit(lambda width, color: render(c, fmt, width, color), out_path)

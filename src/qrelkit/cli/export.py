@@ -10,7 +10,7 @@ import click
 from ..formats import atomic_write
 from ..render.styles import data
 from ..workflows import exporting
-from ._common import err, format_option, open_store, out_option, say
+from ._common import check_out, err, format_option, open_store, out_option, say
 
 
 @click.group()
@@ -24,6 +24,7 @@ def export() -> None:
 @click.pass_context
 def export_qrels(ctx: click.Context, fmt: exporting.QrelsFormat, out_path: Path | None) -> None:
     """Current labels only: unlabeled and skipped pairs never appear (grade 0 does)."""
+    check_out(ctx, out_path)
     store = open_store(ctx)
     if out_path is None:
         exporting.export_qrels(store, sys.stdout, fmt)
@@ -38,6 +39,7 @@ def export_qrels(ctx: click.Context, fmt: exporting.QrelsFormat, out_path: Path 
 @click.pass_context
 def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
     """The full append-only event log as JSONL."""
+    check_out(ctx, out_path)
     store = open_store(ctx)
     if out_path is None:
         exporting.export_judgments(store, sys.stdout)

@@ -11,7 +11,7 @@ from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
 from ..workflows import exporting, scoring, sources
-from ._common import emit, err, open_store, options, out_option, source_options, store_opener
+from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
 
 HELP = """Score RUNS (TREC run files, or JSON Lines: .jsonl / .ndjson) with coverage and bounds,
 against the store by default.
@@ -66,6 +66,7 @@ def score(
     bounds: bool,
     save: bool,
 ) -> None:
+    check_out(ctx, out_path, *runs, golden, qrels)
     source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify)
     chosen = sources.plan(source, metrics=metrics, profile=profile)
     reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds)

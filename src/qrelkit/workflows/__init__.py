@@ -11,6 +11,7 @@
     versions    snapshot, freeze, load a version
     importing   queries, documents, qrels, judgments, BEIR
     exporting   labels, the event log; reports kept in the store
+    outputs     where a command may write (never the store or an input)
     setup       the store, scale, policy, strata, profiles
     demo        the bundled golden set
 
@@ -35,6 +36,7 @@ MODULES = (
     "exporting",
     "importing",
     "judging",
+    "outputs",
     "pooling",
     "queue",
     "scoring",

@@ -3,6 +3,7 @@ checked for comparability, paired, and held to the CI gates (`--fail-if-worse`, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,6 +164,8 @@ def _check_gated(opts: CompareOptions, base: ScoreReport, cand: ScoreReport) -> 
 def worse_than(c: Comparison, metric: str, tolerance: float) -> str | None:
     """Why the candidate fails `--fail-if-worse METRIC:TOL` (its interval lies below -TOL), or None."""
     m = c.metrics[metric]
+    if not all(math.isfinite(x) for x in (m.delta, *m.ci95)):  # a gate fails closed on what it cannot compare
+        return f"{metric}: the delta or its interval is not a number ({m.delta}, {m.ci95}): the gate fails closed"
     if m.ci95[1] < -tolerance:
         return (
             f"{metric} is worse: delta {m.delta:+.4f}, 95% interval [{m.ci95[0]:+.4f}, {m.ci95[1]:+.4f}] "
@@ -175,6 +178,8 @@ def gate_pair(c: Comparison, first: str, second: str) -> str | None:
     """Why the candidate fails `--gate-pair FIRST,SECOND` (it gains on one less than it loses on the
     other, or loses on both), or None."""
     d1, d2 = c.metrics[first].delta, c.metrics[second].delta
+    if not (math.isfinite(d1) and math.isfinite(d2)):
+        return f"{first} {d1} and {second} {d2}: a delta is not a number: the gate fails closed"
     from ..scoring.paired import TIE  # deltas this close to 0 are no change, as for wins and losses
 
     if d1 + d2 < -TIE and min(d1, d2) < -TIE:

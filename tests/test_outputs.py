@@ -1,0 +1,70 @@
+"""No output path may be the store or an input; a gate fails closed on a value it cannot compare."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, Cli, one_report
+from qrelkit.models import Comparison
+from qrelkit.workflows.compare import gate_pair, worse_than
+
+DEMO = ROOT / "goldensets" / "pydocs"
+RUN = DEMO / "runs" / "bm25.run"
+
+
+@pytest.mark.parametrize("command", [["export", "qrels"], ["export", "judgments"], ["score", str(RUN)]])
+def test_out_may_not_be_the_store_however_it_is_spelled(run_cli: Cli, command: list[str]) -> None:
+    run_cli("import", "version", str(DEMO / "1.0"))
+    before = run_cli.db.read_bytes()
+    link = run_cli.tmp / "link.db"
+    link.symlink_to(run_cli.db)
+    for target in (run_cli.db, link, run_cli.tmp / "." / run_cli.db.name, Path(str(run_cli.db) + "-wal")):
+        refused = run_cli(*command, "--out", str(target), ok=False)
+        assert refused.exit_code == 2 and "is the store" in refused.output, refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+    assert run_cli.db.read_bytes() == before
+    assert "pydocs" in run_cli("status").output
+
+
+def test_out_may_not_be_an_input_nor_inside_a_version(run_cli: Cli, tmp_path: Path) -> None:
+    run = tmp_path / "mine.run"
+    run.write_bytes(RUN.read_bytes())
+    golden = str(DEMO / "1.0")
+    refused = run_cli("score", str(run), "--golden", golden, "--out", str(run), ok=False)
+    assert refused.exit_code == 2 and "is an input" in refused.output and run.read_bytes() == RUN.read_bytes()
+    inside = run_cli("score", str(run), "--golden", golden, "--out", str(DEMO / "1.0" / "report.txt"), ok=False)
+    assert inside.exit_code == 2 and "inside the input folder" in inside.output
+    assert not (DEMO / "1.0" / "report.txt").exists()
+    other = tmp_path / "other.run"
+    other.write_bytes(RUN.read_bytes())
+    cmp = run_cli("compare", str(run), str(other), "--golden", golden, "--out", str(other), ok=False)
+    assert cmp.exit_code == 2 and "is an input" in cmp.output
+    assert run_cli("score", str(run), "--golden", golden, "--out", str(tmp_path / "ok.txt")).exit_code == 0
+
+
+def test_a_gate_fails_closed_on_a_value_it_cannot_compare(run_cli: Cli) -> None:
+    golden = str(DEMO / "1.0")
+    paths = []
+    for name in ("bm25", "bm25-title"):
+        target = run_cli.tmp / f"{name}.json"
+        run_cli("score", str(DEMO / "runs" / f"{name}.run"), "--golden", golden, "--per-query", "--format", "json",
+                "--out", str(target))  # fmt: skip
+        paths.append(target)
+    c = Comparison.model_validate_json(run_cli("compare", *map(str, paths), "--format", "json").output)
+    m = c.metrics["nDCG@10"]
+    broken = c.model_copy(update={"metrics": {**c.metrics, "nDCG@10": m.model_copy(update={"ci95": (math.nan, 0.1)})}})
+    assert worse_than(broken, "nDCG@10", 0.0) is not None and "fails closed" in str(worse_than(broken, "nDCG@10", 0.0))
+    nan_delta = m.model_copy(update={"delta": math.nan})
+    broken = c.model_copy(update={"metrics": {**c.metrics, "nDCG@10": nan_delta}})
+    assert gate_pair(broken, "nDCG@10", "R@50") is not None
+    # a saved report holding NaN: the CLI gate fails (exit 1), never "stable" and exit 0
+    data = one_report(paths[1].read_text())
+    for q in data["per_query"]:
+        data["per_query"][q]["nDCG@10"]["value"] = float("nan")
+    paths[1].write_text(json.dumps({"reports": [data]}))
+    gated = run_cli("compare", *map(str, paths), "--fail-if-worse", "nDCG@10:0.5", ok=False)
+    assert gated.exit_code != 0, gated.output
