@@ -49,7 +49,9 @@ OPTIONS = options(
     click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth)."),
     click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]), default="table", show_default=True),
     out_option,
-    click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True, help="Bootstrap and test."),
+    click.option(
+        "--resamples", type=click.IntRange(1, 10**8), default=10_000, show_default=True, help="Bootstrap and test."
+    ),
     seed_option("Seed of the resampling."),
     click.option("--fail-if-worse", "fail_if_worse", multiple=True, metavar="METRIC[:TOL]", help="Exit 1 if worse."),
     click.option("--gate-pair", metavar="M1,M2", help="Exit 1 if the gain on one is less than the loss on the other."),

@@ -16,7 +16,9 @@ from ._common import err, format_option, open_store, say, seed_option, show, str
 
 @click.command()
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--depth", "-k", type=click.IntRange(1), required=True, help="Pool each run's top K documents.")
+@click.option(
+    "--depth", "-k", type=click.IntRange(1, 1_000_000_000), required=True, help="Pool each run's top K documents."
+)
 @stratum_option("Only pool the queries of this stratum.")
 @click.pass_context
 def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | None) -> None:
@@ -46,7 +48,7 @@ def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | 
 
 @click.command()
 @click.option("--order", type=click.Choice(QUEUE_ORDERS), default="impact", show_default=True, help="Queue order.")
-@click.option("--limit", type=click.IntRange(1), help="Show the first N pairs only.")
+@click.option("--limit", type=click.IntRange(1, 10**18), help="Show the first N pairs only.")
 @stratum_option("Only pairs of this stratum's queries.")
 @seed_option()
 @click.option("--metrics", help="Measures whose bounds the impact order narrows [default: nDCG@10,R@50].")
@@ -99,7 +101,9 @@ def queue(
 @click.command()
 @click.option("--overlap", type=click.IntRange(2), required=True, help="Assessors per sampled pair.")
 @click.option("--assessors", "names", help="Comma-separated names [default: everyone who judged in this store].")
-@click.option("--pairs", "n_pairs", type=click.IntRange(1), default=50, show_default=True, help="Pairs to sample.")
+@click.option(
+    "--pairs", "n_pairs", type=click.IntRange(1, 10**9), default=50, show_default=True, help="Pairs to sample."
+)
 @stratum_option("Sample only this stratum's pairs.")
 @seed_option("Seed of the sample.")
 @click.pass_context

@@ -15,7 +15,9 @@ from ._common import err, format_option, open_store, show, stratum_option
 @click.command()
 @click.argument("run_files", nargs=-1, type=click.Path(path_type=Path), metavar="[RUN]...")
 @click.option("--runs", "with_runs", is_flag=True, help="Show how much of the RUNs' top k is labeled.")
-@click.option("--depth", "-k", type=click.IntRange(1), default=10, show_default=True, help="k for --runs.")
+@click.option(
+    "--depth", "-k", type=click.IntRange(1, 1_000_000_000), default=10, show_default=True, help="k for --runs."
+)
 @click.option("--holes", type=click.IntRange(0), default=10, show_default=True, help="Largest holes listed per run.")
 @click.option("--per-query", is_flag=True, help="With --runs: every query's coverage in the table.")
 @format_option("table", "json")

@@ -151,6 +151,8 @@ def _parse_block(data: bytes, kind: str) -> _Block | None:
     query, query_hash = _cut(buf, *fields[0], hashed=True)
     doc, doc_hash = _cut(buf, *fields[doc_field], hashed=True)
     raw_value, _ = _cut(buf, *fields[value_field], hashed=False)
+    if kind == "qrels" and not _ascii_integers(raw_value):
+        return None  # `+2`, `1_0`: int() takes them, trec_eval's grades are digits; the exact reader says so
     try:
         value = raw_value.astype(np.float64) if kind == "run" else raw_value.astype(np.int64)
     except (ValueError, OverflowError):
@@ -160,6 +162,17 @@ def _parse_block(data: bytes, kind: str) -> _Block | None:
     if kind == "qrels" and (np.abs(value) > 1_000_000).any():
         return None
     return _Block(query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value)
+
+
+def _ascii_integers(raw: npt.NDArray[np.bytes_]) -> bool:
+    """Every value is ASCII digits with at most a leading minus (NUL is the array's padding)."""
+    width = raw.dtype.itemsize
+    if len(raw) == 0 or width == 0:
+        return True
+    chars = np.frombuffer(raw.tobytes(), dtype=np.uint8).reshape(len(raw), width)
+    ok = ((chars >= 48) & (chars <= 57)) | (chars == 0)
+    ok[:, 0] |= chars[:, 0] == 45
+    return bool(ok.all())
 
 
 def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:

@@ -8,6 +8,7 @@ score); scores must be finite numbers.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO, NamedTuple
 
@@ -35,6 +36,15 @@ class RunRecord(NamedTuple):
     line: int
 
 
+_GRADE = re.compile(r"-?[0-9]+")
+
+
+def parse_grade(text: str) -> int | None:
+    """An integer grade written in ASCII digits with an optional minus (as trec_eval reads them);
+    None for anything else (`+2`, `1_0`, `٣`, `2.0`)."""
+    return int(text) if _GRADE.fullmatch(text) else None
+
+
 def _skip(text: str) -> bool:
     return not text.strip() or text.lstrip().startswith("#")
 
@@ -55,10 +65,11 @@ def read_qrels(path: PathLike, *, check_repeats: bool = True) -> Iterator[QrelRe
         qid, _, docid, grade_text = fields
         check_id(qid, "query", name, lineno)
         check_id(docid, "document", name, lineno)
-        try:
-            grade = int(grade_text)
-        except ValueError:
-            raise InputError(f"grade {grade_text!r} is not an integer", QRELS_HINT, path=name, line=lineno) from None
+        grade = parse_grade(grade_text)
+        if grade is None:
+            raise InputError(
+                f"grade {grade_text!r} is not an integer in ASCII digits", QRELS_HINT, path=name, line=lineno
+            )
         if abs(grade) > 1_000_000:
             raise InputError(f"grade {grade} is out of range", QRELS_HINT, path=name, line=lineno)
         if check_repeats:

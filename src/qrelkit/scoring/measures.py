@@ -163,9 +163,15 @@ class Measure:
         return self.rel if self.rel is not None else default
 
 
+MAX_CUTOFF = 1_000_000_000
+"""The largest cutoff accepted (a run deeper than this cannot be read on one machine anyway)."""
+
+
 def _check_cutoff(spec: MeasureSpec, cutoff: int | None, spelled: str) -> None:
     if cutoff is not None and cutoff < 1:
         raise ScoringError(f"{spelled}: the cutoff must be at least 1", HINT)
+    if cutoff is not None and cutoff > MAX_CUTOFF:
+        raise ScoringError(f"{spelled}: the cutoff is larger than {MAX_CUTOFF:,}", HINT)
     if spec.cutoff is CutoffRule.REQUIRED and cutoff is None:
         raise ScoringError(f"{spelled} needs a cutoff, e.g. {spec.family}@10", HINT)
     if spec.cutoff is CutoffRule.FORBIDDEN and cutoff is not None:

@@ -1,0 +1,43 @@
+"""Input that used to be taken wrongly or to end in a traceback: grades that are not ASCII
+integers, cutoffs and depths too large to hold."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Cli
+
+RUN = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n"
+
+
+@pytest.mark.parametrize("grade", ["+2", "1_0", "\u0663", "2.0", "0x1", " 1 1"])
+def test_a_grade_is_ascii_digits_through_every_reader(run_cli: Cli, grade: str) -> None:
+    """`int()` takes `+2`, `1_0` and the Arabic-Indic `٣`; trec_eval's grades are digits. The fast
+    columnar path and the exact reader refuse the same lines, and so does `import qrels`."""
+    qrels = run_cli.write("g.qrels", f"q1 0 b 1\nq1 0 a {grade}\n")
+    run = run_cli.write("r.run", RUN)
+    scored = run_cli("score", str(run), "--qrels", str(qrels), ok=False)
+    assert scored.exit_code == 2 and "g.qrels:2:" in scored.output and "Traceback" not in scored.output
+    run_cli("init")
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    imported = run_cli("import", "qrels", str(qrels), ok=False)
+    assert imported.exit_code == 2 and "g.qrels:2:" in imported.output
+
+
+def test_plain_and_negative_grades_still_read(run_cli: Cli) -> None:
+    qrels = run_cli.write("g.qrels", "q1 0 a 007\nq1 0 b -1\n")
+    out = run_cli(
+        "score", str(run_cli.write("r.run", RUN)), "--qrels", str(qrels), "--metrics", "P@1", "--format", "trec"
+    )
+    assert out.output.splitlines()[-1] == "P@1\tall\t1.000000"
+
+
+def test_cutoffs_and_depths_too_large_are_one_line(run_cli: Cli) -> None:
+    qrels = run_cli.write("g.qrels", "q1 0 a 1\n")
+    run = run_cli.write("r.run", RUN)
+    huge = run_cli("score", str(run), "--qrels", str(qrels), "--metrics", "nDCG@100000000000000000000", ok=False)
+    assert huge.exit_code == 2 and "cutoff is larger than" in huge.output and "Traceback" not in huge.output
+    run_cli("init")
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    deep = run_cli("pool", str(run), "--depth", "100000000000000000000", ok=False)
+    assert deep.exit_code == 2 and len(deep.output.strip().splitlines()) == 1 and "Traceback" not in deep.output
