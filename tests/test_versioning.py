@@ -109,7 +109,9 @@ def test_diff_reports_exactly_two_regrades_and_one_query(run_cli: Cli) -> None:
     run_cli("import", "queries", str(run_cli.write("q.tsv", "nav-16\tdel statement\tnavigational\n")))
     run_cli("freeze", "pydocs", "v2", "--out", str(out))
     d = json.loads(run_cli("diff", str(out / "pydocs" / "v1"), str(out / "pydocs" / "v2"), "--format", "json").output)
-    assert d["queries"] == {"added": ["nav-16"], "removed": [], "moved": []}
+    assert d["queries"] == {
+        "added": ["nav-16"], "removed": [], "moved": [], "text_changed": [], "guidelines_changed": [],
+    }  # fmt: skip
     assert d["labels"]["added"] == 0 and d["labels"]["removed"] == 0
     assert d["labels"]["regraded"] == {"0->1": 1, "2->3": 1}
     assert d["labels"]["regraded_by_stratum"] == {"how-to": {"0->1": 1}, "navigational": {"2->3": 1}}
@@ -226,3 +228,29 @@ def test_diff_is_typed_and_its_json_keeps_from_and_to() -> None:
     assert data["strata"]["new"] == {"from": None, "to": 2.0}
     assert data["coverage"] == {"from": d.coverage.from_coverage, "to": 1.0}
     assert VersionDiff.model_validate(data) == d  # the JSON reads back
+
+
+def test_diff_lists_edited_queries_guidelines_and_documents(run_cli: Cli, tmp_path: Path) -> None:
+    """Re-importing edited queries or documents changes no label, and `diff` still says what changed."""
+    out = tmp_path / "sets"
+    run_cli("init", "--name", "g")
+    queries = [
+        {"id": "q1", "text": "assert", "stratum": "nav", "description": "the statement"},
+        {"id": "q2", "text": "sort", "stratum": "nav"},
+    ]
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.jsonl", "\n".join(map(json.dumps, queries)))))
+    run_cli("import", "docs", str(run_cli.write("d.jsonl", json.dumps({"id": "d1", "title": "t", "text": "x"}))))
+    run_cli("freeze", "g", "v1", "--out", str(out))
+    queries[0]["text"], queries[1]["description"] = "assert statement", "how to sort"
+    run_cli("import", "queries", str(run_cli.write("q2.jsonl", "\n".join(map(json.dumps, queries)))))
+    docs = [{"id": "d1", "title": "t", "text": "y"}, {"id": "d2", "title": "", "text": "new"}]
+    run_cli("import", "docs", str(run_cli.write("d2.jsonl", "\n".join(map(json.dumps, docs)))))
+    run_cli("freeze", "g", "v2", "--out", str(out))
+    d = json.loads(run_cli("diff", str(out / "g" / "v1"), str(out / "g" / "v2"), "--format", "json").output)
+    assert d["content_changed"] and (d["queries"]["text_changed"], d["queries"]["guidelines_changed"]) == (
+        ["q1"],
+        ["q2"],
+    )
+    assert d["documents"] == {"added": ["d2"], "removed": [], "changed": ["d1"]}
+    table = run_cli("diff", str(out / "g" / "v1"), str(out / "g" / "v2")).output
+    assert "text changed: q1" in table and "guidelines changed: q2" in table and "documents: +1 -0 changed 1" in table

@@ -66,6 +66,7 @@ from .reports import (
 )
 from .versions import (
     CoverageChange,
+    DocumentChanges,
     LabelChanges,
     Manifest,
     ProfileChanges,
@@ -87,6 +88,7 @@ __all__ = [
     "Disagreement",
     "DocState",
     "Document",
+    "DocumentChanges",
     "FileFingerprint",
     "Fingerprint",
     "GoldenFingerprint",

@@ -52,11 +52,22 @@ class Manifest(_Model):
 
 
 class QueryChanges(_Model):
-    """Query ids added, removed, and moved to another stratum."""
+    """Query ids added, removed, moved to another stratum, and with another text or guidelines."""
 
     added: list[str]
     removed: list[str]
     moved: list[str]
+    text_changed: list[str] = Field(default_factory=list)
+    guidelines_changed: list[str] = Field(default_factory=list)
+    """The description (assessor guidelines) changed, was added or was removed."""
+
+
+class DocumentChanges(_Model):
+    """Document ids added, removed, and with another title or text."""
+
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
 
 
 class LabelChanges(_Model):
@@ -106,6 +117,7 @@ class VersionDiff(_Model):
     to_version: str
     content_changed: bool
     queries: QueryChanges
+    documents: DocumentChanges = Field(default_factory=lambda: DocumentChanges())
     labels: LabelChanges
     strata: dict[str, WeightChange]
     """Stratum -> its weights, for every added, removed or reweighted one."""

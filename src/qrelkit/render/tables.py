@@ -105,6 +105,16 @@ def agreement_table(rep: AgreementReport) -> Table:
     return table
 
 
+def _listed(*kinds: tuple[str, list[str]], most: int = 20) -> list[Text]:
+    """`  added: a, b, c` for every kind of change that has ids (at most `most` named)."""
+    lines = []
+    for kind, ids in kinds:
+        if ids:
+            more = f" (+{len(ids) - most} more)" if len(ids) > most else ""
+            lines.append(data(f"  {kind}: {', '.join(ids[:most])}{more}"))
+    return lines
+
+
 def diff_lines(d: VersionDiff) -> RenderableType:
     """What changed between two versions, a line per kind of change."""
     lines = [
@@ -114,9 +124,14 @@ def diff_lines(d: VersionDiff) -> RenderableType:
     ]
     q = d.queries
     lines.append(Text(f"queries: +{len(q.added)} -{len(q.removed)} moved {len(q.moved)}"))
-    for kind, ids in (("added", q.added), ("removed", q.removed), ("moved", q.moved)):
-        if ids:
-            lines.append(data(f"  {kind}: {', '.join(ids)}"))
+    lines[-1].append(f", text changed {len(q.text_changed)}, guidelines changed {len(q.guidelines_changed)}")
+    lines += _listed(
+        ("added", q.added), ("removed", q.removed), ("moved", q.moved),
+        ("text changed", q.text_changed), ("guidelines changed", q.guidelines_changed),
+    )  # fmt: skip
+    docs = d.documents
+    lines.append(Text(f"documents: +{len(docs.added)} -{len(docs.removed)} changed {len(docs.changed)}"))
+    lines += _listed(("added", docs.added), ("removed", docs.removed), ("changed", docs.changed))
     lab = d.labels
     regraded = ", ".join(f"{k}: {n}" for k, n in lab.regraded.items()) or "none"
     lines.append(Text(f"labels: +{lab.added} -{lab.removed}, regraded {regraded}"))

@@ -9,6 +9,7 @@ from collections import Counter
 from ..models import (
     DEFAULT_STRATUM,
     CoverageChange,
+    DocumentChanges,
     LabelChanges,
     ProfileChanges,
     QueryChanges,
@@ -20,10 +21,15 @@ from .snapshot import Snapshot
 
 
 def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
-    """Queries added, removed and moved; labels added, removed and regraded; weight, profile and
-    coverage changes, from `a` to `b`."""
+    """Queries added, removed, moved and edited (text, guidelines); documents added, removed and
+    edited; labels added, removed and regraded; weight, profile and coverage changes, from `a` to `b`."""
     qa = {q.id: q.stratum for q in a.queries}
     qb = {q.id: q.stratum for q in b.queries}
+    ta = {q.id: (q.text, q.description) for q in a.queries}
+    tb = {q.id: (q.text, q.description) for q in b.queries}
+    both = sorted(qa.keys() & qb.keys())
+    da = {d.id: (d.title, d.text) for d in a.documents}
+    db = {d.id: (d.title, d.text) for d in b.documents}
     la = {(x.query_id, x.doc_id): x.grade for x in a.labels}
     lb = {(x.query_id, x.doc_id): x.grade for x in b.labels}
     regraded: Counter[str] = Counter()
@@ -54,7 +60,14 @@ def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
         queries=QueryChanges(
             added=sorted(qb.keys() - qa.keys()),
             removed=sorted(qa.keys() - qb.keys()),
-            moved=sorted(q for q in qa.keys() & qb.keys() if qa[q] != qb[q]),
+            moved=[q for q in both if qa[q] != qb[q]],
+            text_changed=[q for q in both if ta[q][0] != tb[q][0]],
+            guidelines_changed=[q for q in both if ta[q][1] != tb[q][1]],
+        ),
+        documents=DocumentChanges(
+            added=sorted(db.keys() - da.keys()),
+            removed=sorted(da.keys() - db.keys()),
+            changed=sorted(d for d in da.keys() & db.keys() if da[d] != db[d]),
         ),
         labels=LabelChanges(
             added=len(lb.keys() - la.keys()),
