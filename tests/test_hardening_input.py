@@ -41,3 +41,39 @@ def test_cutoffs_and_depths_too_large_are_one_line(run_cli: Cli) -> None:
     run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
     deep = run_cli("pool", str(run), "--depth", "100000000000000000000", ok=False)
     assert deep.exit_code == 2 and len(deep.output.strip().splitlines()) == 1 and "Traceback" not in deep.output
+
+
+def test_a_stratum_may_not_be_named_all(run_cli: Cli) -> None:
+    """`all` is the totals row of every table and report."""
+    run_cli("init")
+    refused = run_cli("strata", "set", "all", "0.5", ok=False)
+    assert refused.exit_code == 2 and "invalid stratum" in refused.output
+    queries = run_cli.write("q.jsonl", '{"id": "q1", "text": "x", "stratum": "all"}\n')
+    imported = run_cli("import", "queries", "--create-strata", str(queries), ok=False)
+    assert imported.exit_code == 2 and "q.jsonl:1:" in imported.output and "totals" in imported.output
+
+
+def test_pool_and_status_runs_refuse_an_empty_run_as_score_does(run_cli: Cli) -> None:
+    run_cli("init")
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    empty = run_cli.write("empty.run", "")
+    for args in (["pool", str(empty), "--depth", "5"], ["status", "--runs", str(empty)]):
+        refused = run_cli(*args, ok=False)
+        assert refused.exit_code == 2 and "empty.run" in refused.output and "no run lines" in refused.output
+
+
+def test_a_sign_warning_needs_the_other_sign_within_the_bounds() -> None:
+    from qrelkit.models import MetricComparison
+    from qrelkit.scoring.paired import _warning
+
+    def m(delta: float, bounds: tuple[float, float]) -> MetricComparison:
+        return MetricComparison(
+            n=3, mean_a=0.5, mean_b=0.5 + delta, delta=delta, ci95=(0.0, 0.1), p_value=0.5, p_exact=True,
+            wins=1, ties=1, losses=1, by_stratum={}, weighted_delta=None, coverage_a=None, coverage_b=None,
+            delta_bounds=bounds,
+        )  # fmt: skip
+
+    assert _warning(m(0.02, (0.0, 0.0778))) is None  # the delta can shrink to 0, never turn negative
+    assert _warning(m(0.02, (-0.01, 0.05))) is not None
+    assert _warning(m(-0.02, (-0.05, 0.01))) is not None
+    assert _warning(m(-0.02, (-0.05, 0.0))) is None

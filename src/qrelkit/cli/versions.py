@@ -58,9 +58,11 @@ def verify(ctx: click.Context, folder: Path) -> None:
 @click.argument("folder_a", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("folder_b", type=click.Path(file_okay=False, path_type=Path))
 @format_option("table", "json")
-def diff(folder_a: Path, folder_b: Path, fmt: str) -> None:
-    """What changed between two frozen versions: queries, labels, regrades, weights, profiles, coverage."""
-    a, b = versioning.read(folder_a), versioning.read(folder_b)
+@click.option("--verify/--no-verify", default=True, show_default=True, help="Refuse an altered version.")
+def diff(folder_a: Path, folder_b: Path, fmt: str, verify: bool) -> None:
+    """What changed between two frozen versions: queries (and their texts and guidelines),
+    documents, labels, regrades, weights, profiles, coverage."""
+    a, b = versioning.read(folder_a, check=verify), versioning.read(folder_b, check=verify)
     ma, mb = versioning.read_manifest(folder_a), versioning.read_manifest(folder_b)
     d = versioning.diff(a, b, f"{ma.name}/{ma.version}", f"{mb.name}/{mb.version}")
     if fmt == "json":

@@ -104,12 +104,27 @@ class GradeScale(_Model):
         return self.levels[grade].name if 0 <= grade <= self.max_grade else str(grade)
 
 
+ALL = "all"
+"""What tables and reports call the totals over every stratum: no stratum may be named so."""
+
+
+def not_all(stratum: str) -> str:
+    if stratum == ALL:
+        raise ValueError(f"{ALL!r} names the totals over every stratum; give the stratum another name")
+    return stratum
+
+
 class Stratum(_Model):
     """A class of queries (navigational, how-to, ...) with the share of traffic it stands for."""
 
     name: Identifier
     weight: float = Field(ge=0.0)
     """Traffic weight; aggregates renormalise the weights over strata that have queries."""
+
+    @field_validator("name")
+    @classmethod
+    def _not_all(cls, v: str) -> str:
+        return not_all(v)
 
     @field_validator("weight")
     @classmethod
@@ -127,6 +142,11 @@ class Query(_Model):
     stratum: Identifier = DEFAULT_STRATUM
     description: str | None = None
     """Assessor guidelines: what a relevant document must contain."""
+
+    @field_validator("stratum")
+    @classmethod
+    def _stratum_not_all(cls, v: str) -> str:
+        return not_all(v)
 
 
 class Document(_Model):

@@ -162,7 +162,7 @@ def _warning(c: MetricComparison) -> str | None:
     if c.delta_bounds is None or abs(c.delta) <= TIE:
         return None
     lo, hi = c.delta_bounds
-    if lo <= 0 <= hi:
+    if (c.delta > 0 and lo < -TIE) or (c.delta < 0 and hi > TIE):  # the other sign is within reach
         return (
             f"unlabeled documents leave the delta anywhere in [{lo:+.4f}, {hi:+.4f}]: "
             "judging them could reverse its sign"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..models import PoolResult, RunCoverage
 from ..storage import Store
 from .queue import labels_by_query
@@ -25,10 +25,13 @@ def read_run_lists(paths: Sequence[Path], depth: int) -> list[RunLists]:
     for name in names:
         if names.count(name) > 1:
             raise UsageError(f"two runs are named {name!r}", "give every run file a distinct name")
-    return [
-        RunLists(name, top_documents(((r.query_id, r.doc_id, r.score) for r in read_run_records(path)), depth))
-        for path, name in zip(paths, names, strict=True)
-    ]
+    lists = []
+    for path, name in zip(paths, names, strict=True):
+        ranked = top_documents(((r.query_id, r.doc_id, r.score) for r in read_run_records(path)), depth)
+        if not ranked:  # as `score` refuses it: usually the wrong file
+            raise InputError("no run lines in the file", "is this the right file?", path=str(path))
+        lists.append(RunLists(name, ranked))
+    return lists
 
 
 def pool(store: Store, paths: Sequence[Path], *, depth: int, stratum: str | None = None) -> PoolResult:
