@@ -23,13 +23,8 @@ from .snapshot import Snapshot
 def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
     """Queries added, removed, moved and edited (text, guidelines); documents added, removed and
     edited; labels added, removed and regraded; weight, profile and coverage changes, from `a` to `b`."""
-    qa = {q.id: q.stratum for q in a.queries}
     qb = {q.id: q.stratum for q in b.queries}
-    ta = {q.id: (q.text, q.description) for q in a.queries}
-    tb = {q.id: (q.text, q.description) for q in b.queries}
-    both = sorted(qa.keys() & qb.keys())
-    da = {d.id: (d.title, d.text) for d in a.documents}
-    db = {d.id: (d.title, d.text) for d in b.documents}
+
     la = {(x.query_id, x.doc_id): x.grade for x in a.labels}
     lb = {(x.query_id, x.doc_id): x.grade for x in b.labels}
     regraded: Counter[str] = Counter()
@@ -57,18 +52,8 @@ def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
         from_version=a_name,
         to_version=b_name,
         content_changed=a.content_hash() != b.content_hash(),
-        queries=QueryChanges(
-            added=sorted(qb.keys() - qa.keys()),
-            removed=sorted(qa.keys() - qb.keys()),
-            moved=[q for q in both if qa[q] != qb[q]],
-            text_changed=[q for q in both if ta[q][0] != tb[q][0]],
-            guidelines_changed=[q for q in both if ta[q][1] != tb[q][1]],
-        ),
-        documents=DocumentChanges(
-            added=sorted(db.keys() - da.keys()),
-            removed=sorted(da.keys() - db.keys()),
-            changed=sorted(d for d in da.keys() & db.keys() if da[d] != db[d]),
-        ),
+        queries=_query_changes(a, b),
+        documents=_document_changes(a, b),
         labels=LabelChanges(
             added=len(lb.keys() - la.keys()),
             removed=len(la.keys() - lb.keys()),
@@ -82,6 +67,29 @@ def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
             changed=sorted(n for n in pa.keys() & pb.keys() if pa[n] != pb[n]),
         ),
         coverage=CoverageChange(from_coverage=cover(a), to_coverage=cover(b)),
+    )
+
+
+def _query_changes(a: Snapshot, b: Snapshot) -> QueryChanges:
+    qa = {q.id: q for q in a.queries}
+    qb = {q.id: q for q in b.queries}
+    both = sorted(qa.keys() & qb.keys())
+    return QueryChanges(
+        added=sorted(qb.keys() - qa.keys()),
+        removed=sorted(qa.keys() - qb.keys()),
+        moved=[q for q in both if qa[q].stratum != qb[q].stratum],
+        text_changed=[q for q in both if qa[q].text != qb[q].text],
+        guidelines_changed=[q for q in both if qa[q].description != qb[q].description],
+    )
+
+
+def _document_changes(a: Snapshot, b: Snapshot) -> DocumentChanges:
+    da = {d.id: (d.title, d.text) for d in a.documents}
+    db = {d.id: (d.title, d.text) for d in b.documents}
+    return DocumentChanges(
+        added=sorted(db.keys() - da.keys()),
+        removed=sorted(da.keys() - db.keys()),
+        changed=sorted(d for d in da.keys() & db.keys() if da[d] != db[d]),
     )
 
 
