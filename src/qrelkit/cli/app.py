@@ -4,7 +4,10 @@ commands of every module of this package (plus `judge`, which the terminal UI re
 
 from __future__ import annotations
 
+import signal
+import sqlite3
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
@@ -76,6 +79,17 @@ class QrelkitGroup(click.Group):
         except QrelkitError as exc:
             print_error(exc)
             ctx.exit(2)
+        except sqlite3.DatabaseError as exc:  # met while iterating rows (the store names the others)
+            print_error(
+                QrelkitError(
+                    f"the store failed while reading ({exc})",
+                    "check it with PRAGMA integrity_check, or load the last frozen version into a new --db",
+                )
+            )
+            ctx.exit(2)
+        except BrokenPipeError:  # `qrelkit export qrels | head`: the reader has all it wanted
+            quiet_stdout()
+            ctx.exit(0)
         except OSError as exc:  # a file system refusal the layers below did not name themselves
             where = f"{exc.filename}: " if exc.filename else ""
             print_error(QrelkitError(f"{where}{exc.strerror or exc}", "check the path and its permissions"))
@@ -100,6 +114,15 @@ def refused(exc: click.ClickException, command_path: str = "qrelkit") -> click.C
         hint = f"see `{exc.ctx.command_path if exc.ctx is not None else command_path} --help`"
     print_error(QrelkitError(exc.format_message(), hint))
     return click.exceptions.Exit(exc.exit_code)
+
+
+def quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit cannot fail again."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def command(name: str) -> click.Command:
@@ -128,5 +151,12 @@ def cli(ctx: click.Context, db: Path) -> None:
     ctx.obj = {"db": db}
 
 
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    """The `qrelkit` program. SIGTERM is handled as Ctrl-C: a KeyboardInterrupt, so what a command
+    was writing is cleaned up (temporary files and version folders) and it exits 130."""
+    signal.signal(signal.SIGTERM, _terminated)
     cli(prog_name="qrelkit")

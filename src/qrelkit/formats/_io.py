@@ -9,9 +9,10 @@ import io
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from .. import progress
 from ..errors import InputError
@@ -181,7 +182,7 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
                         line=lineno,
                     ) from None
                 yield lineno, text.rstrip("\r\n")
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
             raise InputError(f"cannot read: {exc}", path=name, line=lineno + 1) from None
         meter.tick(final=True)
 
@@ -205,11 +206,59 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
                     continue
                 yield carry + chunk[: cut + 1]
                 carry = chunk[cut + 1 :]
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
             raise InputError(f"cannot read: {exc}", path=name) from None
         meter.tick(final=True)
         if carry:
             yield carry
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (`unique_keys` raises it while parsing)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`json.loads(..., object_pairs_hook=unique_keys)`: an object, refusing a repeated key (which
+    `json` would otherwise read last-wins)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
+_LONG_NUMBER = re.compile(r"\d{4301,}")
+
+
+def long_number_line(text: str) -> int | None:
+    """The line (1-based) of the first number too long for `json` to convert (Python refuses
+    integers over 4,300 digits with a ValueError "Exceeds the limit"), if the text holds one."""
+    found = _LONG_NUMBER.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def normal_mode(folder: bool = False) -> int:
+    """The permission bits a new file (0o666) or folder (0o777) gets under the current umask:
+    what `open` and `mkdir` give, where `tempfile` gives 0o600 and 0o700 whatever the umask."""
+    umask = None
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:  # read without changing it (Linux)
+            for row in fh:
+                if row.startswith("Umask:"):
+                    umask = int(row.split()[1], 8)
+    except (OSError, ValueError):
+        umask = None
+    if umask is None:
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return (0o777 if folder else 0o666) & ~umask
 
 
 def refuse_repeat(
@@ -254,6 +303,7 @@ def atomic_write(path: PathLike) -> Iterator[IO[str]]:
         raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
     try:
         raw = os.fdopen(fd, "wb")
+        os.fchmod(fd, normal_mode())  # mkstemp's 0o600 -> what a new file gets under the umask
         gz = target.suffix == ".gz"
         stream: IO[bytes] = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)) if gz else raw
         with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as out:

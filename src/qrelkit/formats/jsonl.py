@@ -1,4 +1,6 @@
-"""JSON Lines: one object per line for queries, documents, judgments, labels and runs."""
+"""JSON Lines: one object per line for queries, documents, judgments, labels and runs. A line
+that is not one JSON object, repeats a key, or holds an integer over 4,300 digits is an
+`InputError` naming the line."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ._io import PathLike, display, read_lines, refuse_repeat
+from ._io import DuplicateKeyError, PathLike, display, read_lines, refuse_repeat, unique_keys
 from .trec import RUN_REPEAT_HINT, RunRecord
 
 M = TypeVar("M", bound=BaseModel)
@@ -30,7 +32,7 @@ def read_objects(path: PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, object_pairs_hook=unique_keys)
         except RecursionError:
             raise InputError(
                 "JSON nested too deeply", "each line must be one flat JSON object", path=name, line=lineno
@@ -42,6 +44,10 @@ def read_objects(path: PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
                 path=name,
                 line=lineno,
             ) from None
+        except DuplicateKeyError as exc:
+            raise InputError(str(exc), "give each key once", path=name, line=lineno) from None
+        except ValueError:  # an integer over 4,300 digits ("Exceeds the limit")
+            raise InputError("a number is too long (over 4,300 digits)", path=name, line=lineno) from None
         if not isinstance(obj, dict):
             raise InputError(
                 f"expected a JSON object, found {type(obj).__name__}",

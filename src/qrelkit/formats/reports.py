@@ -1,6 +1,8 @@
 """Saved JSON documents read back: score reports (`score --format json`), and any one-document
 file a model checks (a version's manifest). Every problem is an `InputError` naming the file:
-nested too deeply, not JSON (with the line), or not what the model expects (with the field)."""
+nested too deeply, not JSON (with the line), a key repeated in one object (JSON would read it
+last-wins), an integer too long to convert (with the line), or not what the model expects (with
+the field)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..models import ScoreReport
-from ._io import PathLike, display, read_text
+from ._io import DuplicateKeyError, PathLike, display, long_number_line, read_text, unique_keys
 from .jsonl import describe_validation_error
 
 M = TypeVar("M", bound=BaseModel)
@@ -21,12 +23,19 @@ REPORT_HINT = "give a report from `score --format json`"
 
 def _load(path: PathLike, hint: str | None) -> Any:
     name = display(path)
+    text = read_text(path)
     try:
-        return json.loads(read_text(path))
+        return json.loads(text, object_pairs_hook=unique_keys)
     except RecursionError:
         raise InputError("JSON nested too deeply", hint, path=name) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", hint, path=name, line=exc.lineno) from None
+    except DuplicateKeyError as exc:
+        raise InputError(str(exc), "give each key once", path=name) from None
+    except ValueError:  # an integer over 4,300 digits ("Exceeds the limit")
+        raise InputError(
+            "a number is too long (over 4,300 digits)", hint, path=name, line=long_number_line(text)
+        ) from None
 
 
 def _validate(model: type[M], obj: Any, hint: str | None, path: PathLike, where: str = "") -> M:

@@ -3,6 +3,21 @@
 A version is a folder `NAME/VERSION/` holding `manifest.json` and the data files below. Writing
 goes through a temporary folder renamed into place; reading checks every file's sha256 and the
 content hash against the manifest. Pure: no sqlite, no textual, no click.
+
+Only plain files directly inside the version folder are read: `manifest.files` must list exactly
+the names in `FILES`, and a file that is a symlink, not a regular file (a device, a pipe), or
+larger than `MAX_FILE_BYTES` is refused, with an `InputError` naming it, before it is opened.
+
+What `verify` checks, and what it does not: every data file's sha256 against `manifest.files`;
+the content hash (which covers the documents, queries, labels, and the manifest's scale, strata
+and profiles) against `manifest.content_hash`; `documents_sha256` and `counts` against the data
+files; and that `label_policy` resolves the judgment log to the labels in `qrels.txt`. So an
+edit to any of those fields, or to a data file, is found. `name`, `version`, `parent_version`,
+`created` and `note` are descriptive and not checked (nor is a policy edit that changes no
+label). None of this is a signature: anyone who can write the folder can edit the files and
+recompute every hash and count, and `verify` will pass. It finds accidents and careless edits;
+to trust a version from someone else, compare its `content_hash` with one obtained from them
+over a channel you trust.
 """
 
 from __future__ import annotations
@@ -10,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +35,7 @@ from pydantic import BaseModel
 from .. import resolution
 from ..errors import InputError, VersionError
 from ..formats import jsonl, trec
-from ..formats._io import WRITE_HINT
+from ..formats._io import WRITE_HINT, normal_mode
 from ..formats.reports import read_json_model
 from ..models import (
     Document,
@@ -37,12 +53,49 @@ from .snapshot import Snapshot, documents_hash
 MANIFEST = "manifest.json"
 FILES = ("queries.jsonl", "documents.jsonl", "qrels.txt", "judgments.jsonl", "unlabeled.jsonl")
 """Every data file of a version, in the order they are written."""
+MAX_FILE_BYTES = 4 << 30
+"""The largest file of a version that is read (4 GiB)."""
+_PLAIN_HINT = "a version folder holds only the regular files `qrelkit freeze` wrote"
+
+
+def _plain_file(folder: Path, name: str) -> Path | None:
+    """`folder/name`, if it is a regular file of at most `MAX_FILE_BYTES` directly inside
+    `folder` (None if it does not exist). A name that is not a plain file name, a symlink, a
+    device, pipe or folder, or a file too large is an `InputError` naming it."""
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name or os.path.isabs(name):
+        raise InputError(f"{name!r} is not a plain file name", _PLAIN_HINT, path=str(folder / MANIFEST))
+    path = folder / name
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError("is a symlink: refused", _PLAIN_HINT, path=str(path))
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("is not a regular file: refused", _PLAIN_HINT, path=str(path))
+    if st.st_size > MAX_FILE_BYTES:
+        raise InputError(f"is larger than {MAX_FILE_BYTES >> 30} GiB: refused", _PLAIN_HINT, path=str(path))
+    return path
 
 
 def _file_digest(path: Path) -> str:
+    """sha256 of a file `_plain_file` accepted, opened without following a symlink and read
+    no further than `MAX_FILE_BYTES` (a file swapped meanwhile cannot make it read forever)."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", _PLAIN_HINT, path=str(path)) from None
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise InputError("is not a regular file: refused", _PLAIN_HINT, path=str(path))
+        seen = 0
         for chunk in iter(lambda: fh.read(1 << 20), b""):
+            seen += len(chunk)
+            if seen > MAX_FILE_BYTES:
+                raise InputError(f"is larger than {MAX_FILE_BYTES >> 30} GiB: refused", _PLAIN_HINT, path=str(path))
             h.update(chunk)
     return "sha256:" + h.hexdigest()
 
@@ -59,6 +112,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
     except OSError as exc:
         raise VersionError(f"{target}: cannot write: {exc.strerror}", WRITE_HINT) from None
     try:
+        os.chmod(tmp, normal_mode(folder=True))  # mkdtemp's 0o700 -> what a new folder gets under the umask
         queries = sorted(snapshot.queries, key=lambda q: q.id)
         documents = sorted(snapshot.documents, key=lambda d: d.id)
         unlabeled = sorted(snapshot.unlabeled, key=lambda p: (p.query_id, p.doc_id))
@@ -115,7 +169,15 @@ def read_manifest(folder: Path) -> Manifest:
             else "name a version folder made by `qrelkit freeze`"
         )
         raise InputError("no manifest.json here", hint, path=str(folder))
-    return read_json_model(path, Manifest)
+    if _plain_file(folder, MANIFEST) is None:  # a dangling symlink
+        raise InputError("is a symlink: refused", _PLAIN_HINT, path=str(path))
+    manifest = read_json_model(path, Manifest)
+    if set(manifest.files) != set(FILES):
+        listed = ", ".join(sorted(manifest.files)[:8]) or "nothing"
+        raise InputError(
+            f"files lists {listed}; a version holds exactly {', '.join(FILES)}", _PLAIN_HINT, path=str(path)
+        )
+    return manifest
 
 
 def latest_version(folder: Path) -> Manifest | None:
@@ -133,8 +195,8 @@ def _file_problems(folder: Path, manifest: Manifest) -> list[str]:
     """Files missing, changed (sha256) or not in the manifest."""
     problems = []
     for file_name, digest in manifest.files.items():
-        path = folder / file_name
-        if not path.exists():
+        path = _plain_file(folder, file_name)
+        if path is None:
             problems.append(f"{file_name}: missing")
         elif _file_digest(path) != digest:
             problems.append(f"{file_name}: changed (sha256 differs from the manifest)")
@@ -145,14 +207,33 @@ def _file_problems(folder: Path, manifest: Manifest) -> list[str]:
 CONTENT_MISMATCH = f"{MANIFEST}: content_hash does not match the files"
 
 
+def _manifest_problems(manifest: Manifest, snapshot: Snapshot) -> list[str]:
+    """Where the manifest disagrees with the data files: the content hash (which covers scale,
+    strata and profiles), `documents_sha256`, `counts`, and `label_policy` (it must resolve the
+    judgment log to the labels of qrels.txt)."""
+    problems = []
+    if snapshot.content_hash() != manifest.content_hash:
+        problems.append(CONTENT_MISMATCH)
+    if documents_hash(snapshot.documents) != manifest.documents_sha256:
+        problems.append(f"{MANIFEST}: documents_sha256 does not match documents.jsonl")
+    if snapshot.counts() != manifest.counts:
+        problems.append(f"{MANIFEST}: counts do not match the files")
+    resolved = resolution.resolve_events(snapshot.events, manifest.label_policy)
+    graded = {k: g for k, (state, g) in resolved.items() if state is LabelState.GRADED}
+    if graded != {(lab.query_id, lab.doc_id): lab.grade for lab in snapshot.labels}:
+        problems.append(
+            f"{MANIFEST}: label_policy {manifest.label_policy!r} does not resolve judgments.jsonl to qrels.txt"
+        )
+    return problems
+
+
 def verify(folder: Path) -> list[str]:
-    """Problems found: files missing, changed or extra, or a content hash that does not match."""
-    problems = _file_problems(folder, read_manifest(folder))
+    """Problems found: files missing, changed or extra, or a manifest that disagrees with them
+    (content hash, documents hash, counts, label policy)."""
+    manifest = read_manifest(folder)
+    problems = _file_problems(folder, manifest)
     if not problems:
-        try:
-            read(folder)
-        except VersionError:
-            problems.append(CONTENT_MISMATCH)
+        problems = _manifest_problems(manifest, read(folder, check=False))
     return problems
 
 
@@ -165,6 +246,9 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         problems = _file_problems(folder, manifest)
         if problems:
             raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
+    else:
+        for file_name in FILES:
+            _plain_file(folder, file_name)  # refuse a symlink or special file even unchecked
     info = GoldenSetInfo(
         name=manifest.name,
         scale=manifest.scale,
@@ -186,6 +270,6 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         unlabeled=[p for _, p in jsonl.read_models(folder / "unlabeled.jsonl", PoolEntry)],
         skipped=skipped,
     )
-    if check and snapshot.content_hash() != manifest.content_hash:
-        raise VersionError(f"{folder} was altered: {CONTENT_MISMATCH}", hint)
+    if check and (problems := _manifest_problems(manifest, snapshot)):
+        raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
     return snapshot
