@@ -30,7 +30,7 @@ def test_assign_overlap_rotates_assessors_over_a_seeded_sample(run_cli: Cli) -> 
 
 def test_policy_is_set_shown_and_frozen(run_cli: Cli, tmp_path: Path) -> None:
     run_cli("init", "--name", "p")
-    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\tdefault\n")))
     events = [
         {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "ann"},
         {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 3, "assessor": "bob"},

@@ -77,7 +77,18 @@ def test_bad_input_from_a_real_process_is_one_line_exit_2(tmp_path: object) -> N
     subprocess.run([sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True)
     (folder / "q.jsonl").write_text('{"id": "q1", "text": "x"}\n{"id": "q2", "text": 5}\n')
     out = subprocess.run(
-        [sys.executable, "-m", "qrelkit", "--db", str(db), "import", "queries", str(folder / "q.jsonl")],
+        [
+            sys.executable,
+            "-m",
+            "qrelkit",
+            "--db",
+            str(db),
+            "import",
+            "queries",
+            "--stratum",
+            "default",
+            str(folder / "q.jsonl"),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -105,7 +116,7 @@ def test_import_beir_folder_is_one_transaction(run_cli: Cli) -> None:
 
 def test_scale_0_to_4_and_grades_above_it(run_cli: Cli) -> None:
     run_cli("init", "--max-grade", "4", "--threshold", "2")
-    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\tdefault\n")))
     run_cli("import", "qrels", str(run_cli.write("a.qrels", "q1 0 a 4\nq1 0 b 1\n")))
     assert run_cli("export", "qrels").output == "q1 0 a 4\nq1 0 b 1\n"
     bad = run_cli("import", "qrels", str(run_cli.write("b.qrels", "q1 0 c 5\n")), ok=False)

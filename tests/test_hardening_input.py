@@ -19,7 +19,7 @@ def test_a_grade_is_ascii_digits_through_every_reader(run_cli: Cli, grade: str) 
     scored = run_cli("score", str(run), "--qrels", str(qrels), ok=False)
     assert scored.exit_code == 2 and "g.qrels:2:" in scored.output and "Traceback" not in scored.output
     run_cli("init")
-    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\tdefault\n")))
     imported = run_cli("import", "qrels", str(qrels), ok=False)
     assert imported.exit_code == 2 and "g.qrels:2:" in imported.output
 
@@ -38,7 +38,7 @@ def test_cutoffs_and_depths_too_large_are_one_line(run_cli: Cli) -> None:
     huge = run_cli("score", str(run), "--qrels", str(qrels), "--metrics", "nDCG@100000000000000000000", ok=False)
     assert huge.exit_code == 2 and "cutoff is larger than" in huge.output and "Traceback" not in huge.output
     run_cli("init")
-    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\tdefault\n")))
     deep = run_cli("pool", str(run), "--depth", "100000000000000000000", ok=False)
     assert deep.exit_code == 2 and len(deep.output.strip().splitlines()) == 1 and "Traceback" not in deep.output
 
@@ -55,7 +55,7 @@ def test_a_stratum_may_not_be_named_all(run_cli: Cli) -> None:
 
 def test_pool_and_status_runs_refuse_an_empty_run_as_score_does(run_cli: Cli) -> None:
     run_cli("init")
-    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\tdefault\n")))
     empty = run_cli.write("empty.run", "")
     for args in (["pool", str(empty), "--depth", "5"], ["status", "--runs", str(empty)]):
         refused = run_cli(*args, ok=False)

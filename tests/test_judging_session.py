@@ -112,7 +112,7 @@ def test_an_open_document_is_leased_and_skipped_by_the_others(db: Path) -> None:
 
 def test_a_note_changes_no_vote_no_label_no_agreement(run_cli: Cli) -> None:
     run_cli("init")
-    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\n")))
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tx\tdefault\n")))
     votes = [
         {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 2, "assessor": "ann"},
         {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "cy"},

@@ -124,7 +124,7 @@ def _command(name: str, path: Path) -> list[str]:
     if kind == "run":
         return ["score", str(path)]
     if kind in ("queries", "queries TSV"):
-        return ["import", "queries", str(path)]
+        return ["import", "queries", "--stratum", "default", str(path)]
     if kind == "docs":
         return ["import", "docs", str(path)]
     if kind == "judgments":

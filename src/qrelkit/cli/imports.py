@@ -28,10 +28,15 @@ def import_() -> None:
     help="auto: .jsonl / .ndjson is JSON Lines, anything else TSV.",
 )
 @click.option("--create-strata", is_flag=True, help="Create unknown strata with weight 1.")
+@click.option("--stratum", help="The stratum of every query whose line gives none.")
 @click.pass_context
-def import_queries(ctx: click.Context, file: Path, fmt: importing.QueryFormat, create_strata: bool) -> None:
-    """Import queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum])."""
-    n = importing.import_queries(open_store(ctx, create=True), file, fmt=fmt, create_strata=create_strata)
+def import_queries(
+    ctx: click.Context, file: Path, fmt: importing.QueryFormat, create_strata: bool, stratum: str | None
+) -> None:
+    """Import queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum]).
+    A query already in the store keeps its stratum and description when its line gives none."""
+    store = open_store(ctx, create=True)
+    n = importing.import_queries(store, file, fmt=fmt, create_strata=create_strata, stratum=stratum)
     say(f"imported {n} queries from ", data(file))
 
 
@@ -89,7 +94,10 @@ def import_beir(ctx: click.Context, folder: Path, split: str, stratum: str, asse
 @click.pass_context
 def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
     """Load a frozen version into the store (one transaction)."""
-    m = versions.load_version(open_store(ctx, create=True), folder, check=verify)
+    m, already = versions.load_version_again(open_store(ctx, create=True), folder, check=verify)
+    if already:
+        say("the store already holds ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), ": nothing to do")
+        return
     say("imported ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), " from ", data(folder))
 
 

@@ -13,37 +13,49 @@ from ._common import open_store, say, show
 
 
 @click.command()
-@click.option("--name", default="golden", show_default=True, help="Name of the golden set.")
+@click.option("--name", help="Name of the golden set.  [new store: golden]")
 @click.option(
     "--max-grade",
     type=click.IntRange(1, 100),
-    default=3,
-    show_default=True,
-    help="Highest grade of the scale 0..N (grade 0 = confirmed irrelevant).",
+    help="Highest grade of the scale 0..N (grade 0 = confirmed irrelevant).  [new store: 3]",
 )
 @click.option(
     "--threshold",
     type=click.IntRange(1, 100),
-    default=1,
-    show_default=True,
-    help="Lowest grade that binary metrics count as relevant.",
+    help="Lowest grade that binary metrics count as relevant.  [new store: 1]",
 )
 @click.option(
     "--label-policy",
     type=click.Choice(POLICIES),
-    default="median",
-    show_default=True,
-    help="How disagreeing assessors resolve without adjudication.",
+    help="How disagreeing assessors resolve without adjudication.  [new store: median]",
 )
 @click.pass_context
-def init(ctx: click.Context, name: str, max_grade: int, threshold: int, label_policy: str) -> None:
-    """Create the store (or update its name, grade scale and label policy)."""
+def init(
+    ctx: click.Context, name: str | None, max_grade: int | None, threshold: int | None, label_policy: str | None
+) -> None:
+    """Create the store, or change the settings given (the others stay as they are)."""
     store = open_store(ctx, create=True)
-    workflow.init(store, name=name, max_grade=max_grade, threshold=threshold, label_policy=store_policy(label_policy))
-    say(
-        "store ", data(ctx.find_root().obj["db"]), " ready: golden set ", data(name, "bold"),
-        f", grades 0..{max_grade}, relevant at >= {threshold}, disagreements resolve by {label_policy}",
-    )  # fmt: skip
+    new = store.created or store.is_blank()
+    if new:  # a new store gets every setting written, the defaults for those not given
+        name, max_grade, threshold = name or "golden", max_grade or 3, threshold or 1
+        label_policy = label_policy or "median"
+    changed = workflow.init(
+        store,
+        name=name,
+        max_grade=max_grade,
+        threshold=threshold,
+        label_policy=store_policy(label_policy) if label_policy is not None else None,
+    )
+    db = data(ctx.find_root().obj["db"])
+    if new or not changed:
+        scale = store.scale
+        say(
+            "store ", db, " ready: golden set " if new else " unchanged: golden set ", data(store.name, "bold"),
+            f", grades 0..{scale.max_grade}, relevant at >= {scale.relevance_threshold}, "
+            f"disagreements resolve by {store.label_policy}",
+        )  # fmt: skip
+    else:
+        say("store ", db, " updated: ", data("; ".join(changed)))
 
 
 def store_policy(text: str) -> LabelPolicy:

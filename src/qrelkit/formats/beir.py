@@ -36,9 +36,19 @@ def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
 
 
 def read_corpus(folder: PathLike) -> Iterator[Document]:
-    path = _gz(Path(folder), "corpus.jsonl")
+    return (d for _, d in read_corpus_lines(folder))
+
+
+def corpus_path(folder: PathLike) -> Path:
+    return _gz(Path(folder), "corpus.jsonl")
+
+
+def read_corpus_lines(folder: PathLike) -> Iterator[tuple[int, Document]]:
+    """(line number, document) for each line of the corpus."""
+    path = corpus_path(folder)
     for lineno, obj in read_objects(path):
-        yield Document(id=_id(obj, path, lineno), title=str(obj.get("title") or ""), text=str(obj.get("text") or ""))
+        doc = Document(id=_id(obj, path, lineno), title=str(obj.get("title") or ""), text=str(obj.get("text") or ""))
+        yield lineno, doc
 
 
 def read_queries(folder: PathLike, stratum: str) -> Iterator[Query]:

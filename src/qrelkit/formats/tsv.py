@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pydantic import ValidationError
 
 from ..errors import InputError
-from ..models import DEFAULT_STRATUM, Query
+from ..models import Query
 from ._io import PathLike, display, read_lines
 from .jsonl import describe_validation_error
 
@@ -27,8 +27,9 @@ def read_queries(path: PathLike) -> Iterator[tuple[int, Query]]:
                 path=name,
                 line=lineno,
             )
-        stratum = fields[2].strip() if len(fields) == 3 and fields[2].strip() else DEFAULT_STRATUM
-        try:
-            yield lineno, Query(id=fields[0].strip(), text=fields[1].strip(), stratum=stratum)
+        stratum = fields[2].strip() if len(fields) == 3 else ""
+        try:  # a line without a stratum leaves it unset (`Query.model_fields_set`): the importer decides
+            given = {"stratum": stratum} if stratum else {}
+            yield lineno, Query(id=fields[0].strip(), text=fields[1].strip(), **given)
         except ValidationError as exc:
             raise InputError(describe_validation_error(exc), HINT, path=name, line=lineno) from None

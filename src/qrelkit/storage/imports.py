@@ -33,23 +33,55 @@ class Imports(Connection):
                         )
                     self.conn.execute("INSERT INTO strata(name, weight) VALUES (?, 1.0)", [q.stratum])
                     known.add(q.stratum)
+                # a description the input does not carry (TSV, a JSON line without the field) keeps
+                # the stored one; an explicit null clears it
+                keep = "description" not in q.model_fields_set
                 self.conn.execute(
-                    "INSERT OR REPLACE INTO queries(id, text, stratum, description) VALUES (?, ?, ?, ?)",
-                    [q.id, q.text, q.stratum, q.description],
+                    "INSERT INTO queries(id, text, stratum, description) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT(id) DO UPDATE SET text = excluded.text, stratum = excluded.stratum, "
+                    "description = CASE WHEN ? THEN queries.description ELSE excluded.description END",
+                    [q.id, q.text, q.stratum, q.description, keep],
                 )
                 n += 1
         return n
 
-    def import_documents(self, docs: Iterable[Document]) -> int:
+    def import_documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:
+        """Insert or replace documents, given as (line number, document) or in line order. An id
+        given twice is an error naming both lines (found through a temporary on-disk table, so
+        memory stays flat); nothing is written then."""
         n = 0
         with self.transaction():
-            for batch in _batched(docs, 5000):
-                self.conn.executemany(
-                    "INSERT OR REPLACE INTO documents(id, title, text) VALUES (?, ?, ?)",
-                    [(d.id, d.title, d.text) for d in batch],
-                )
-                n += len(batch)
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS import_docs_seen (id TEXT PRIMARY KEY, line INTEGER) WITHOUT ROWID"
+            )
+            self.conn.execute("DELETE FROM temp.import_docs_seen")
+            try:
+                for batch in _batched(docs, 5000):
+                    rows = [d if isinstance(d, tuple) else (n + i + 1, d) for i, d in enumerate(batch)]
+                    self._refuse_repeated_ids(rows, source)
+                    self.conn.executemany(
+                        "INSERT OR REPLACE INTO documents(id, title, text) VALUES (?, ?, ?)",
+                        [(d.id, d.title, d.text) for _, d in rows],
+                    )
+                    n += len(batch)
+            finally:
+                self.conn.execute("DELETE FROM temp.import_docs_seen")
         return n
+
+    def _refuse_repeated_ids(self, rows: list[tuple[int, Document]], source: str) -> None:
+        try:
+            self.conn.executemany("INSERT INTO temp.import_docs_seen VALUES (?, ?)", [(d.id, ln) for ln, d in rows])
+        except sqlite3.IntegrityError:
+            for line, d in rows:  # the first row whose id is already there from an earlier line
+                found = self.conn.execute("SELECT line FROM temp.import_docs_seen WHERE id = ?", [d.id]).fetchone()
+                if found is not None and found[0] != line:
+                    raise InputError(
+                        f"duplicate document id {d.id!r} (first on line {found[0]})",
+                        "keep one line per document",
+                        path=source,
+                        line=line,
+                    ) from None
+            raise
 
     def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
         """Append one graded event per qrels line; negative grades go to the pool (TREC's

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from ..errors import StoreError
 from .imports import Imports
@@ -30,19 +31,42 @@ class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True) -> Store:
+        """The qrelkit store at `path`. A missing path or an empty file becomes a new store only
+        with `create`; any other file that is not a qrelkit store is refused and left untouched
+        (not switched to WAL, no tables added)."""
         p = Path(path)
-        if not create and not p.exists():
+        kind = _kind(p)
+        if kind == "empty" and not create:
             raise StoreError(f"no store at {p}", "create one with `qrelkit init`, or pass --db PATH")
+        if kind == "foreign":
+            raise StoreError(
+                f"{p} is not a qrelkit store (a SQLite file holding other tables); left unchanged",
+                "pass --db PATH of a store, or create one with `qrelkit init` at a new path",
+            )
+        existed = p.exists()
         try:
-            conn = sqlite3.connect(p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+            conn = sqlite3.connect(
+                p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, factory=_Conn
+            )
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
-            return cls(conn)
+            store = cls(conn)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{p} is not a qrelkit store ({exc})", "pass --db with a store made by `qrelkit init`"
-            ) from None
+            raise _refusal(p, exc) from None
+        store.created = kind == "empty" and not existed
+        return store
+
+    created = False
+    """Whether `open` made this store's file just now (a missing path)."""
+
+    def is_blank(self) -> bool:
+        """Whether no table of the store holds a row (nothing was ever written into it)."""
+        try:
+            tables = [r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            return not any(self.conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone() for t in tables)
+        except (sqlite3.Error, StoreError):
+            return False
 
     def checkpoint(self) -> bool:
         """Copy committed WAL pages into the database file, on a short-lived connection of its
@@ -84,3 +108,129 @@ class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
 
     def close(self) -> None:
         self.conn.close()
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _kind(p: Path) -> str:
+    """What is at `p`, read without changing it: `empty` (nothing yet: a missing path, an empty
+    file, a SQLite file without a table), `store` (a qrelkit store: a schema version and a `meta`
+    table) or `foreign` (another SQLite file). Anything else is refused here."""
+    if not p.parent.is_dir():
+        raise StoreError(f"the folder {p.parent} does not exist (for --db {p})", "create the folder, or check the path")
+    if p.is_dir():
+        raise StoreError(f"{p} is a folder, not a qrelkit store", "pass --db with the store's file")
+    if not p.exists():
+        return "empty"
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StoreError(f"cannot read {p} ({exc.strerror or exc})", "check the path and its permissions") from None
+    if not head:
+        return "empty"
+    if head != SQLITE_HEADER:
+        raise StoreError(f"{p} is not a qrelkit store (not a SQLite file); left unchanged", "pass --db PATH of a store")
+    # immutable: read the file alone, creating no -wal or -shm beside it; only when a -wal is
+    # there (its commits not yet copied into the file, e.g. after a crash) is it read as well
+    kind = _schema_kind(p, "&immutable=1")
+    if kind == "empty" and Path(f"{p}-wal").exists():
+        kind = _schema_kind(p, "")
+    return kind
+
+
+def _schema_kind(p: Path, flags: str) -> str:
+    try:
+        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro{flags}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise _refusal(p, exc) from None
+    if version == 0 and not tables:
+        return "empty"
+    return "store" if version > 0 and "meta" in tables else "foreign"
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor whose "read-only" and "damaged" errors, met when a statement runs or its rows are
+    fetched, are `StoreError`s naming the file: one line, no traceback. (Row-by-row iteration is
+    left to the C cursor, which is fast; an error met there reaches the CLI's own catch.)"""
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().execute(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise _translated(self.connection, exc) from None
+
+    def executemany(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().executemany(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise _translated(self.connection, exc) from None
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise _translated(self.connection, exc) from None
+
+    def fetchmany(self, *args: Any, **kwargs: Any) -> list[Any]:
+        try:
+            return super().fetchmany(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise _translated(self.connection, exc) from None
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _translated(self.connection, exc) from None
+
+
+class _Conn(sqlite3.Connection):
+    """A connection whose cursors are `_Cursor`s."""
+
+    def cursor(self, factory: Any = _Cursor) -> Any:
+        return super().cursor(factory)
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:
+        return self.cursor().execute(*args, **kwargs)
+
+    def executemany(self, *args: Any, **kwargs: Any) -> Any:
+        return self.cursor().executemany(*args, **kwargs)
+
+
+DAMAGE = ("malformed", "corrupt", "not a database", "readonly", "read-only", "disk i/o error")
+
+
+def _translated(conn: sqlite3.Connection, exc: sqlite3.DatabaseError) -> Exception:
+    """`exc` as a `StoreError` when the file is read-only or damaged; else `exc` itself (a
+    constraint or a busy lock is the caller's to handle)."""
+    if isinstance(exc, sqlite3.IntegrityError) or not any(word in str(exc).lower() for word in DAMAGE):
+        return exc
+    try:
+        path = sqlite3.Connection.execute(conn, "PRAGMA database_list").fetchone()[2]
+    except sqlite3.Error:
+        path = "the store"
+    return _refusal(Path(path), exc)
+
+
+def _refusal(p: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """The one-line error for a store SQLite cannot open or read: read-only, damaged, or not a database."""
+    text = str(exc)
+    if any(word in text.lower() for word in ("readonly", "read-only", "unable to open")):
+        return StoreError(
+            f"cannot write the store {p} ({text})",
+            "check the permissions of the file and of its folder (SQLite writes a -wal file beside it)",
+        )
+    if any(word in text.lower() for word in ("malformed", "corrupt", "not a database", "disk i/o error")):
+        return StoreError(
+            f"the store {p} is damaged ({text})",
+            f"check it with `sqlite3 {p} 'PRAGMA integrity_check'`; "
+            "restore a copy, or load the last frozen version into a new store (qrelkit import version)",
+        )
+    return StoreError(f"{p} is not a qrelkit store ({text})", "pass --db with a store made by `qrelkit init`")

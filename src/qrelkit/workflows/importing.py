@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, trec, tsv
 from ..models import Document, Judgment, Query
 from ..storage import Store
@@ -23,9 +23,17 @@ def refuse_empty(n: int, path: Path, what: str) -> int:
     return n
 
 
-def import_queries(store: Store, path: Path, *, fmt: QueryFormat = "auto", create_strata: bool = False) -> int:
+def import_queries(
+    store: Store, path: Path, *, fmt: QueryFormat = "auto", create_strata: bool = False, stratum: str | None = None
+) -> int:
     """Queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum]); `auto`:
-    .jsonl / .ndjson is JSON Lines, anything else TSV."""
+    .jsonl / .ndjson is JSON Lines, anything else TSV. A line without a stratum takes `stratum`,
+    else keeps the stored query's; a new query without one is an error naming the line."""
+    if stratum is not None:
+        try:
+            Query(id="q", text="", stratum=stratum)
+        except ValueError:
+            raise UsageError(f"invalid stratum {stratum!r}", "names have no spaces or control characters") from None
     from ..formats.runs import is_jsonl, is_report
 
     if fmt == "auto" and is_report(path):
@@ -38,13 +46,34 @@ def import_queries(store: Store, path: Path, *, fmt: QueryFormat = "auto", creat
         if use_jsonl
         else tsv.read_queries(path)
     )
+    items = _with_strata(store, items, stratum, str(path))
     return refuse_empty(store.import_queries(items, source=str(path), create_strata=create_strata), path, "queries")
+
+
+def _with_strata(
+    store: Store, items: Iterator[tuple[int, Query]], stratum: str | None, source: str
+) -> Iterator[tuple[int, Query]]:
+    """Each query with a stratum: its own, else `stratum`, else the stored query's."""
+    stored = store.query_strata()
+    for lineno, q in items:
+        if "stratum" not in q.model_fields_set:
+            fill = stratum if stratum is not None else stored.get(q.id)
+            if fill is None:
+                raise InputError(
+                    f"query {q.id!r} has no stratum",
+                    'give each line one (a third TSV column, a JSON "stratum" field), '
+                    "or pass --stratum S for the whole file",
+                    path=source,
+                    line=lineno,
+                )
+            q = q.model_copy(update={"stratum": fill})
+        yield lineno, q
 
 
 def import_documents(store: Store, path: Path) -> int:
     """Documents from JSONL (id, title, text)."""
-    docs = (d for _, d in jsonl.read_models(path, Document, 'lines are {"id": ..., "title": ..., "text": ...}'))
-    return refuse_empty(store.import_documents(docs), path, "documents")
+    docs = jsonl.read_models(path, Document, 'lines are {"id": ..., "title": ..., "text": ...}')
+    return refuse_empty(store.import_documents(docs, source=str(path)), path, "documents")
 
 
 def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[int, int]:
@@ -76,7 +105,7 @@ def import_beir(
     """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
     qrels_path = beir.split_path(folder, split)
     with store.transaction():
-        nd = store.import_documents(beir.read_corpus(folder))
+        nd = store.import_documents(beir.read_corpus_lines(folder), source=str(beir.corpus_path(folder)))
         nq = store.import_queries(
             ((0, q) for q in beir.read_queries(folder, stratum)),
             source=str(folder / "queries.jsonl"),

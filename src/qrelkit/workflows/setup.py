@@ -12,14 +12,38 @@ from ..storage import Store
 from .sources import canonical
 
 
-def init(store: Store, *, name: str, max_grade: int, threshold: int, label_policy: LabelPolicy) -> None:
-    """Name the golden set and set its grade scale 0..max_grade (relevant at >= threshold) and policy."""
-    if threshold > max_grade:
+def init(
+    store: Store,
+    *,
+    name: str | None = None,
+    max_grade: int | None = None,
+    threshold: int | None = None,
+    label_policy: LabelPolicy | None = None,
+) -> list[str]:
+    """Name the golden set, set its grade scale 0..max_grade (relevant at >= threshold) and its
+    label policy. Only what is given changes (a new store starts from the defaults: golden,
+    0..3, relevant at >= 1, median); returns what changed, as "setting: old -> new"."""
+    old_scale = store.scale
+    top = max_grade if max_grade is not None else old_scale.max_grade
+    at = threshold if threshold is not None else old_scale.relevance_threshold
+    if at > top:
         raise UsageError(
-            f"--threshold {threshold} is above --max-grade {max_grade}", "the threshold is a grade of the scale"
+            f"--threshold {at} is above --max-grade {top}", "the threshold is a grade of the scale (give both)"
         )
-    check_set_name(name)
-    store.configure(name=name, scale=GradeScale.from_max(max_grade, threshold), label_policy=label_policy)
+    if name is not None:
+        check_set_name(name)
+    changed: list[str] = []
+    if name is not None and name != store.name:
+        changed.append(f"name: {store.name} -> {name}")
+    if top != old_scale.max_grade:
+        changed.append(f"grades: 0..{old_scale.max_grade} -> 0..{top}")
+    if at != old_scale.relevance_threshold:
+        changed.append(f"relevant at: >= {old_scale.relevance_threshold} -> >= {at}")
+    if label_policy is not None and label_policy != store.label_policy:
+        changed.append(f"label policy: {store.label_policy} -> {label_policy}")
+    rescale = max_grade is not None or threshold is not None
+    store.configure(name=name, scale=GradeScale.from_max(top, at) if rescale else None, label_policy=label_policy)
+    return changed
 
 
 def check_set_name(name: str) -> None:
@@ -68,10 +92,20 @@ def set_profile(store: Store, name: str, metrics: str, strata: Sequence[str] | N
 
 
 def open_store(path: Path, *, create: bool = False) -> Store:
-    """The store at `path`; it must exist unless `create` (then an empty one is made)."""
-    if not create and not path.exists():
-        raise UsageError(f"no store at {path}", "create one with `qrelkit init`, or pass --db PATH")
-    return Store.open(path)
+    """The store at `path`; it must exist unless `create` (then an empty one is made at a missing
+    path or an empty file). A file that is not a qrelkit store is refused, unchanged."""
+    return Store.open(path, create=create)
+
+
+def close_store(store: Store) -> None:
+    """Close the store; one that was created by this command and is still blank (the command
+    failed, e.g. on a mistyped --db) is removed, so no empty store is left behind."""
+    discard = store.created and store.is_blank()
+    path = store.conn.execute("PRAGMA database_list").fetchone()[2] if discard else None
+    store.close()
+    if path:
+        for suffix in ("", "-wal", "-shm"):
+            Path(path + suffix).unlink(missing_ok=True)
 
 
 def policy(store: Store, set_to: LabelPolicy | None = None) -> LabelPolicy:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import versioning
-from ..errors import UsageError, VersionError
+from ..errors import StoreError, UsageError, VersionError
 from ..models import Manifest
 from ..storage import Store
 
@@ -46,13 +46,39 @@ def freeze(store: Store, out: Path, name: str, version: str, *, note: str | None
 def load_version(store: Store, folder: Path, *, check: bool = True) -> Manifest:
     """Load a frozen version (settings, queries, documents, the event log, the unlabeled pool)
     in one transaction; with `check`, an altered version is refused. The labels the log
-    resolves to must equal the version's qrels.txt."""
+    resolves to must equal the version's qrels.txt. Loading it again into the store that holds
+    it changes nothing; a store holding other data is refused (the two would mix)."""
+    return _load(store, folder, check=check)[0]
+
+
+def load_version_again(store: Store, folder: Path, *, check: bool = True) -> tuple[Manifest, bool]:
+    """As `load_version`, and whether the store already held this version (nothing was written)."""
+    return _load(store, folder, check=check)
+
+
+def _holds(store: Store, snap: versioning.Snapshot) -> bool:
+    """Whether the store holds exactly `snap`: the same content and the same event log."""
+    mine = snapshot(store)
+    return mine.content_hash() == snap.content_hash() and len(mine.events) == len(snap.events)
+
+
+def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
     snap = versioning.read(folder, check=check)
     manifest = versioning.read_manifest(folder)
     with store.transaction():
+        counts = store.counts()
+        held = {t: counts[t] for t in ("queries", "documents", "judgments", "pool") if counts[t]}
+        if held:
+            if _holds(store, snap):
+                return manifest, True
+            raise StoreError(
+                f"the store already holds other data ({', '.join(f'{n} {t}' for t, n in held.items())}); "
+                f"loading {folder} would mix the two",
+                "load the version into a new store: qrelkit --db NEW.db import version FOLDER",
+            )
         store.apply_info(snap.info)
         store.import_queries(enumerate(snap.queries, 1), source=str(folder / "queries.jsonl"))
-        store.import_documents(snap.documents)
+        store.import_documents(snap.documents, source=str(folder / "documents.jsonl"))
         store.import_judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"))
         store.add_to_pool(snap.unlabeled)
         if set(store.label_rows()) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
@@ -60,4 +86,4 @@ def load_version(store: Store, folder: Path, *, check: bool = True) -> Manifest:
                 f"{folder}: the judgment log does not resolve to qrels.txt",
                 "the version is inconsistent; freeze it again from its store",
             )
-    return manifest
+    return manifest, False
