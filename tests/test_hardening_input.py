@@ -77,3 +77,18 @@ def test_a_sign_warning_needs_the_other_sign_within_the_bounds() -> None:
     assert _warning(m(0.02, (-0.01, 0.05))) is not None
     assert _warning(m(-0.02, (-0.05, 0.01))) is not None
     assert _warning(m(-0.02, (-0.05, 0.0))) is None
+
+
+def test_an_id_starting_with_a_hash_is_refused_at_every_entry(run_cli: Cli) -> None:
+    """A TREC line starting with `#` is a comment: a query `#q` would vanish from the frozen
+    qrels.txt and from `export qrels`, so no entry takes it."""
+    run_cli("init")
+    bad = run_cli(
+        "import", "queries", "--stratum", "s", "--create-strata", str(run_cli.write("q.tsv", "#q\tx\n")), ok=False
+    )
+    assert bad.exit_code == 2 and "q.tsv:1:" in bad.output
+    jsonl = run_cli.write("q.jsonl", '{"id": "#q", "text": "x", "stratum": "s"}\n')
+    assert run_cli("import", "queries", "--create-strata", str(jsonl), ok=False).exit_code == 2
+    run_cli("import", "queries", "--create-strata", str(run_cli.write("ok.tsv", "q1\tx\ts\n")))
+    qrels = run_cli("import", "qrels", str(run_cli.write("r.qrels", "q1 0 #d 1\n")), ok=False)
+    assert qrels.exit_code == 2 and "starts with '#'" in qrels.output

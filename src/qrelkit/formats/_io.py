@@ -34,6 +34,13 @@ def check_id(value: str, what: str, path: str, line: int) -> str:
         )
     if _BAD_ID.search(value):
         raise InputError(f"{what} id {value[:40]!r} contains a control character", path=path, line=line)
+    if value.startswith("#"):
+        raise InputError(
+            f"{what} id {value[:40]!r} starts with '#'",
+            "a TREC line starting with '#' is a comment",
+            path=path,
+            line=line,
+        )
     return value
 
 

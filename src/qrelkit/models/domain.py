@@ -10,8 +10,11 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-Identifier = Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[^\s\x00-\x1f\x7f]+$")]
-"""Query and document ids: non-empty, no white space (TREC files are white-space separated)."""
+Identifier = Annotated[
+    str, StringConstraints(min_length=1, max_length=1024, pattern=r"^[^\s\x00-\x1f\x7f#][^\s\x00-\x1f\x7f]*$")
+]
+"""Query and document ids: non-empty, no white space (TREC files are white-space separated), not
+starting with `#` (a TREC line starting with `#` is a comment: the id would vanish on export)."""
 
 DEFAULT_STRATUM = "default"
 """The stratum of a query that names none."""
