@@ -92,3 +92,40 @@ def test_an_id_starting_with_a_hash_is_refused_at_every_entry(run_cli: Cli) -> N
     run_cli("import", "queries", "--create-strata", str(run_cli.write("ok.tsv", "q1\tx\ts\n")))
     qrels = run_cli("import", "qrels", str(run_cli.write("r.qrels", "q1 0 #d 1\n")), ok=False)
     assert qrels.exit_code == 2 and "starts with '#'" in qrels.output
+
+
+def test_a_report_with_a_value_that_is_not_finite_is_refused(run_cli: Cli) -> None:
+    import json
+
+    from conftest import ROOT
+
+    demo = ROOT / "goldensets" / "pydocs"
+    paths = []
+    for name in ("bm25", "bm25-title"):
+        target = run_cli.tmp / f"{name}.json"
+        run_cli("score", str(demo / "runs" / f"{name}.run"), "--golden", str(demo / "1.0"), "--per-query",
+                "--format", "json", "--out", str(target))  # fmt: skip
+        paths.append(target)
+    data = json.loads(paths[1].read_text())
+    first = next(iter(data["reports"][0]["per_query"]))
+    data["reports"][0]["per_query"][first]["nDCG@10"]["value"] = float("inf")
+    paths[1].write_text(json.dumps(data))
+    for fmt in ("table", "html"):
+        refused = run_cli("compare", *map(str, paths), "--format", fmt, ok=False)
+        assert refused.exit_code == 2 and "is not a finite number" in refused.output
+        assert "Traceback" not in refused.output
+
+
+def test_a_missing_beir_folder_is_named(run_cli: Cli) -> None:
+    refused = run_cli("import", "beir", str(run_cli.tmp / "nosuch"), ok=False)
+    assert refused.exit_code == 2 and "nosuch: no such folder" in refused.output
+
+
+def test_queries_outside_a_profile_are_not_called_run_only(run_cli: Cli) -> None:
+    from conftest import ROOT, one_report
+
+    demo = ROOT / "goldensets" / "pydocs"
+    out = run_cli("score", str(demo / "runs" / "bm25.run"), "--golden", str(demo / "1.0"), "--profile", "palette",
+                  "--format", "json").output  # fmt: skip
+    counts = one_report(out)["queries"]
+    assert (counts["evaluated"], counts["run_only"], counts["outside_profile"]) == (15, 0, 27)

@@ -34,7 +34,9 @@ def test_json_report_has_the_documented_keys_and_validates(run_cli: Cli) -> None
     report = one_report(out)
     jsonschema.Draft202012Validator(json.loads(render(SCHEMAS["score-report.schema.json"]))).validate(report)
     assert set(report) >= {"fingerprint", "queries", "metrics", "per_query"}
-    assert report["queries"] == {"evaluated": 3, "missing_from_run": 1, "run_only": 1, "no_relevant": 1}
+    assert report["queries"] == {
+        "evaluated": 3, "missing_from_run": 1, "run_only": 1, "no_relevant": 1, "outside_profile": 0,
+    }  # fmt: skip
     fp = report["fingerprint"]
     assert fp["qrels"]["name"] == "t.qrels" and fp["qrels"]["sha256"].startswith("sha256:")
     assert fp["run"]["name"] == "t.run" and fp["metrics"] == ["P@2", "RR", "nDCG@3"]

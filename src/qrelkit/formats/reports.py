@@ -7,6 +7,7 @@ the field)."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -57,10 +58,27 @@ def read_reports(path: PathLike) -> list[ScoreReport]:
     if isinstance(data, dict) and set(data) == {"reports"}:
         data = data["reports"]
     if not isinstance(data, list):
-        return [_validate(ScoreReport, data, REPORT_HINT, path)]
+        return [_finite(_validate(ScoreReport, data, REPORT_HINT, path), path, "")]
     if not data:
         raise InputError("no reports in the file (an empty JSON array)", REPORT_HINT, path=display(path))
-    return [_validate(ScoreReport, item, REPORT_HINT, path, f"report {i}: ") for i, item in enumerate(data, 1)]
+    return [
+        _finite(_validate(ScoreReport, item, REPORT_HINT, path, f"report {i}: "), path, f"report {i}: ")
+        for i, item in enumerate(data, 1)
+    ]
+
+
+def _finite(report: ScoreReport, path: PathLike, where: str) -> ScoreReport:
+    """A report whose numbers are all finite (a NaN or an infinity cannot be compared or drawn)."""
+    bad = [f"{m} mean" for m, s in report.metrics.items() if not math.isfinite(s.mean)]
+    for q, ms in (report.per_query or {}).items():
+        bad += [f"{m} of query {q!r}" for m, qs in ms.items() if not math.isfinite(qs.value)]
+    if bad:
+        raise InputError(
+            f"{where}{bad[0]} is not a finite number" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""),
+            REPORT_HINT,
+            path=display(path),
+        )
+    return report
 
 
 def read_report(path: PathLike) -> ScoreReport:

@@ -46,8 +46,11 @@ class QueryCounts(_Model):
     evaluated: int
     missing_from_run: int
     run_only: int
+    """Run queries that are not in the golden set (ignored)."""
     no_relevant: int
     """Evaluated queries with no document at or above the relevance threshold."""
+    outside_profile: int = 0
+    """Run queries of the golden set left out because the scoring profile names other strata."""
 
 
 class Summary(_Model):

@@ -108,7 +108,9 @@ def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query
         )
     notes = Text(
         f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
-        f"{q.run_only} run-only ignored, {q.no_relevant} with no relevant document.\n"
+        f"{q.run_only} run-only ignored, "
+        + (f"{q.outside_profile} outside the profile's strata, " if q.outside_profile else "")
+        + f"{q.no_relevant} with no relevant document.\n"
         "weighted: traffic-weighted over strata. bounds: mean lowest/highest value over every labeling "
         f"of the unlabeled documents. ! coverage < {threshold:.0%}",
         style="dim",

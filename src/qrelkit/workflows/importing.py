@@ -103,6 +103,10 @@ def import_beir(
     store: Store, folder: Path, *, split: str = "test", stratum: str = "default", assessor: str = "beir"
 ) -> BeirImport:
     """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
+    if not folder.is_dir():
+        raise InputError(
+            "no such folder", "give a BEIR folder: corpus.jsonl, queries.jsonl and qrels/<split>.tsv", path=str(folder)
+        )
     qrels_path = beir.split_path(folder, split)
     with store.transaction():
         nd = store.import_documents(beir.read_corpus_lines(folder), source=str(beir.corpus_path(folder)))

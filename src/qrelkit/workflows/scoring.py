@@ -76,7 +76,14 @@ def score_run(
         max_grade=ev.ranked.max_grade,
         qrelkit_version=__version__,
     )
-    return ev.report(fingerprint, per_query=per_query)
+    report = ev.report(fingerprint, per_query=per_query)
+    if plan.outside:  # queries of the golden set a profile leaves out are not "run-only"
+        in_run = {q.decode() for q in set(run.columns.query.tolist())} & plan.outside
+        counts = report.queries.model_copy(
+            update={"run_only": report.queries.run_only - len(in_run), "outside_profile": len(in_run)}
+        )
+        report = report.model_copy(update={"queries": counts})
+    return report
 
 
 def score_runs(

@@ -117,6 +117,8 @@ class ScoringPlan:
     metrics: list[str]
     queries: list[str] | None
     weights: dict[str, float]
+    outside: frozenset[str] = frozenset()
+    """Golden-set queries a profile leaves out (its other strata): not "run-only" when a run has them."""
 
 
 def canonical(names: str | Sequence[str]) -> list[str]:
@@ -151,7 +153,10 @@ def plan(
     names = merge(metrics if metrics else list(chosen), extra)
     queries = source.queries
     weights = {s.name: s.weight for s in source.info.strata}
+    outside: frozenset[str] = frozenset()
     if strata_filter is not None:
-        queries = [q for q in queries or [] if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
+        kept = [q for q in queries or [] if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
+        outside = frozenset(queries or []) - set(kept)
+        queries = kept
         weights = {s: w for s, w in weights.items() if s in strata_filter}
-    return ScoringPlan(metrics=names, queries=queries, weights=weights)
+    return ScoringPlan(metrics=names, queries=queries, weights=weights, outside=outside)
