@@ -69,18 +69,30 @@ class Imports(Connection):
         return n
 
     def _refuse_repeated_ids(self, rows: list[tuple[int, Document]], source: str) -> None:
+        repeat = self._first_repeat("import_docs_seen", ("id",), [(d.id, ln) for ln, d in rows])
+        if repeat is not None:
+            (doc_id,), first, line = repeat
+            raise InputError(
+                f"duplicate document id {doc_id!r} (first on line {first})",
+                "keep one line per document",
+                path=source,
+                line=line,
+            )
+
+    def _first_repeat(
+        self, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]
+    ) -> tuple[tuple[Any, ...], int, int] | None:
+        """Add (key..., line) rows to the temporary `table` (keyed by `columns`); on a key seen on
+        an earlier line: (key, that line, this line). The one repeat check of every import."""
         try:
-            self.conn.executemany("INSERT INTO temp.import_docs_seen VALUES (?, ?)", [(d.id, ln) for ln, d in rows])
+            self.conn.executemany(f"INSERT INTO temp.{table} VALUES ({', '.join('?' * (len(columns) + 1))})", rows)
+            return None
         except sqlite3.IntegrityError:
-            for line, d in rows:  # the first row whose id is already there from an earlier line
-                found = self.conn.execute("SELECT line FROM temp.import_docs_seen WHERE id = ?", [d.id]).fetchone()
+            where = " AND ".join(f"{c} = ?" for c in columns)
+            for *key, line in rows:  # the first row whose key is already there from an earlier line
+                found = self.conn.execute(f"SELECT line FROM temp.{table} WHERE {where}", key).fetchone()
                 if found is not None and found[0] != line:
-                    raise InputError(
-                        f"duplicate document id {d.id!r} (first on line {found[0]})",
-                        "keep one line per document",
-                        path=source,
-                        line=line,
-                    ) from None
+                    return tuple(key), int(found[0]), int(line)
             raise
 
     def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
@@ -137,23 +149,17 @@ class Imports(Connection):
         return labels, pooled
 
     def _refuse_repeats(self, batch: list[QrelRecord], source: str) -> None:
-        rows = [(r.query_id, r.doc_id, r.line) for r in batch]
-        try:
-            self.conn.executemany("INSERT INTO temp.import_seen VALUES (?, ?, ?)", rows)
-        except sqlite3.IntegrityError:
-            # the first row whose pair is already there from an earlier line is the repeat
-            for q, d, line in rows:
-                found = self.conn.execute(
-                    "SELECT line FROM temp.import_seen WHERE query_id = ? AND doc_id = ?", [q, d]
-                ).fetchone()
-                if found is not None and found[0] != line:
-                    raise InputError(
-                        f"duplicate judgment for query {q!r} doc {d!r} (first on line {found[0]})",
-                        "keep one line per (query, doc) pair",
-                        path=source,
-                        line=line,
-                    ) from None
-            raise
+        repeat = self._first_repeat(
+            "import_seen", ("query_id", "doc_id"), [(r.query_id, r.doc_id, r.line) for r in batch]
+        )
+        if repeat is not None:
+            (q, d), first, line = repeat
+            raise InputError(
+                f"duplicate judgment for query {q!r} doc {d!r} (first on line {first})",
+                "keep one line per (query, doc) pair",
+                path=source,
+                line=line,
+            )
 
     def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
         """Append events from a judgments JSONL export, keeping their assessors and times."""
