@@ -129,3 +129,18 @@ def test_queries_outside_a_profile_are_not_called_run_only(run_cli: Cli) -> None
                   "--format", "json").output  # fmt: skip
     counts = one_report(out)["queries"]
     assert (counts["evaluated"], counts["run_only"], counts["outside_profile"]) == (15, 0, 27)
+
+
+@pytest.mark.parametrize("bad", ["d 1", "d\x1b1", "#d", "d" * 2000])
+def test_one_id_rule_for_jsonl_runs_given_to_pool_and_score(run_cli: Cli, bad: str) -> None:
+    """The JSON Lines run reader applies the id rule of the TREC readers: an id with white space,
+    a control character, a leading `#` or 2,000 characters is refused, naming the line."""
+    import json
+
+    run_cli("init")
+    run_cli("import", "queries", "--stratum", "s", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    lines = [{"query_id": "q1", "doc_id": "ok", "score": 2.0}, {"query_id": "q1", "doc_id": bad, "score": 1.0}]
+    run = run_cli.write("r.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+    for args in (["pool", str(run), "--depth", "5"], ["score", str(run)]):
+        refused = run_cli(*args, ok=False)
+        assert refused.exit_code == 2 and "r.jsonl:2:" in refused.output and "Traceback" not in refused.output

@@ -27,13 +27,20 @@ _BAD_ID = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def check_id(value: str, what: str, path: str, line: int) -> str:
-    """An id as read from a file: not too long, no control characters."""
+    """An id as read from a file: not too long, no control characters or white space (TREC files
+    are white-space separated), not starting with `#` (a TREC comment). The one id rule of every
+    reader, the same as `models.Identifier`."""
     if len(value) > MAX_ID_LENGTH:
         raise InputError(
             f"{what} id is {len(value):,} characters long", f"ids are at most {MAX_ID_LENGTH:,}", path=path, line=line
         )
     if _BAD_ID.search(value):
         raise InputError(f"{what} id {value[:40]!r} contains a control character", path=path, line=line)
+    if any(c.isspace() for c in value):
+        raise InputError(
+            f"{what} id {value[:40]!r} contains white space", "ids are single words (TREC files split on spaces)",
+            path=path, line=line,
+        )  # fmt: skip
     if value.startswith("#"):
         raise InputError(
             f"{what} id {value[:40]!r} starts with '#'",

@@ -12,7 +12,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
-from ._io import DuplicateKeyError, PathLike, display, read_lines, refuse_repeat, unique_keys
+from ._io import DuplicateKeyError, PathLike, check_id, display, read_lines, refuse_repeat, unique_keys
 from .trec import RUN_REPEAT_HINT, RunRecord
 
 M = TypeVar("M", bound=BaseModel)
@@ -79,6 +79,8 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
         qid, docid, score = obj.get("query_id"), obj.get("doc_id"), obj.get("score")
         if not isinstance(qid, str) or not isinstance(docid, str) or not qid or not docid:
             raise InputError("query_id and doc_id must be non-empty strings", RUN_HINT, path=name, line=lineno)
+        check_id(qid, "query", name, lineno)
+        check_id(docid, "document", name, lineno)
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
             raise InputError(f"score {score!r} is not a finite number", RUN_HINT, path=name, line=lineno)
         refuse_repeat(
