@@ -10,16 +10,9 @@ checks look for the raw sequence *with* its sentinel, which only the data could 
 
 from __future__ import annotations
 
-import fcntl
 import os
-import re
-import select
-import signal
 import sqlite3
-import struct
-import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
@@ -28,6 +21,8 @@ import pytest
 from hostile import shown
 from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query, Stratum
 from qrelkit.storage import Store
+
+from .pty import COLUMNS, ROWS, Terminal, screen_text
 
 QUERY_ID = "q[/]1"
 DOC_ID = "d[@click=app.quit]"
@@ -55,8 +50,6 @@ RAW: list[str] = [
 ]
 """The data's sequences, each with the text next to it: written by nothing but the data."""
 
-ROWS, COLUMNS = 24, 80
-
 
 def hostile_store(path: Path) -> None:
     store = Store.open(path)
@@ -74,73 +67,6 @@ def hostile_store(path: Path) -> None:
         Judgment(query_id=QUERY_ID, doc_id=DOC_ID, state=JudgmentState.GRADED, grade=2, assessor="bob[/]", note=NOTE)
     )
     store.close()
-
-
-class Terminal:
-    """A child process on an 80x24 pty, with everything it wrote collected (the approach of
-    `tests/tui/test_judge_process.py`)."""
-
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
-        os.close(slave)
-        self.output = b""
-
-    def read_until(self, text: str, timeout: float = 15.0) -> bool:
-        """Read until the app has drawn `text` (between its own escape sequences)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in screen_text(self.output):
-                return True
-            if not self._read(0.1):
-                break
-        return text in screen_text(self.output)
-
-    def _read(self, wait: float) -> bool:
-        """Read what is there (waiting up to `wait` s); False once the child closed the pty."""
-        ready, _, _ = select.select([self.master], [], [], wait)
-        if ready:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:  # EIO: the child is gone
-                return False
-            if not chunk:
-                return False
-            self.output += chunk
-        return True
-
-    def send(self, keys: bytes) -> None:
-        os.write(self.master, keys)
-
-    def wait(self, timeout: float) -> int | None:
-        """The exit status, reading the output to the end meanwhile; None if still running."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            alive = self._read(0.05)
-            code = self.proc.poll()
-            if code is not None:
-                while self._read(0.05):  # what is left in the pty
-                    pass
-                return code
-            if not alive:
-                time.sleep(0.05)
-        return None
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
-        os.close(self.master)
-
-
-def screen_text(output: bytes) -> str:
-    """The text the app drew: its output decoded, every escape sequence of its own removed
-    (CSI, OSC, and the two-byte ones), so that text split by a colour change reads whole."""
-    text = output.decode("utf-8", errors="replace")
-    text = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", text)
-    text = re.sub(r"\x1b\][^\x07\x1b]*(\x07|\x1b\\)", "", text)
-    return re.sub(r"\x1b[@-Z\\-_]", "", text)
 
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminal on this platform")
