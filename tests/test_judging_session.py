@@ -142,3 +142,18 @@ def test_retracting_and_undoing_touch_only_the_assessors_own_vote(db: Path) -> N
     assert ann.undo() is None
     assert [e.assessor for e in ann.store.events("q1") if e.assessor == "bob"] == ["bob"]
     ann.close()
+
+
+def test_an_adjudication_and_a_clear_wait_for_a_busy_store_too(db: Path) -> None:
+    from qrelkit.models import Disagreement
+
+    lead = JudgingSession(Store.open(db), "lead", lock_wait_ms=50)
+    other = _locked(db)
+    item = Disagreement(query_id="q1", doc_id="a", votes={"ann": 1, "bob": 3}, distance=2, priority=2.0)
+    assert not lead.settle(item, 2)
+    lead.clear("q1", "b")
+    assert lead.waiting == 2
+    other.execute("COMMIT")
+    assert lead.flush() == 0
+    assert [e.state for e in lead.store.events("q1")] == [JudgmentState.ADJUDICATED, JudgmentState.CLEARED]
+    lead.close()

@@ -214,8 +214,8 @@ class JudgingSession:
 
     def clear(self, query_id: str, doc_id: str) -> DocState:
         """Reset the pair for everyone (every vote and adjudication before it stops counting): an
-        adjudication action, recorded with who did it."""
-        self.record(
+        adjudication action, recorded with who did it. A busy store holds it, as `judge` does."""
+        self.submit(
             Judgment(
                 query_id=query_id, doc_id=doc_id, state=JudgmentState.CLEARED, assessor=self.assessor,
                 note=f"cleared for everyone by {self.assessor}",
@@ -327,10 +327,11 @@ class JudgingSession:
     def disagreements(self) -> list[Disagreement]:
         return disagreements(self.store)
 
-    def settle(self, item: Disagreement, grade: int) -> int:
-        """Adjudicate a disagreement: an `adjudicated` event that names the votes it settles."""
+    def settle(self, item: Disagreement, grade: int) -> bool:
+        """Adjudicate a disagreement: an `adjudicated` event that names the votes it settles.
+        False when the store is busy: the event waits in memory, in order, as a judgment does."""
         votes = ", ".join(f"{who} {g}" for who, g in sorted(item.votes.items()))
-        return self.record(
+        return self.submit(
             Judgment(
                 query_id=item.query_id,
                 doc_id=item.doc_id,

@@ -141,7 +141,12 @@ class AdjudicationScreen(Screen[None]):
         if pair in self.done:
             self.notify(f"settled already ({self.done[pair]}): n goes to the next disagreement", severity="warning")
             return
-        self.session.settle(self.items[self.position], grade)
+        if not self.session.settle(self.items[self.position], grade):
+            self.notify(
+                f"store busy: {self.session.waiting} held in memory, saved in order once it is free",
+                title="waiting",
+                severity="warning",
+            )
         self.done[pair] = grade
         self.settled += 1
         self.refresh_view()
