@@ -75,6 +75,14 @@ def disagreements(store: Store) -> list[Disagreement]:
     return sorted(items, key=lambda x: (-x.priority, -x.distance, x.query_id, x.doc_id))
 
 
+VOTED = {
+    JudgmentState.GRADED: LabelState.GRADED,
+    JudgmentState.SKIPPED: LabelState.SKIPPED,
+    JudgmentState.RETRACTED: LabelState.UNLABELED,
+}
+"""What a pair shows, as far as this assessor's vote goes, while that vote waits for a busy store."""
+
+
 @dataclass
 class JudgingSession:
     """One assessor's judging session on one store: the queue, a query's documents, judging."""
@@ -192,17 +200,7 @@ class JudgingSession:
         )
         self._history.append((query_id, doc_id, previous))
         if not self.submit(event):
-            return DocState(
-                doc_id=doc_id,
-                state=LabelState.GRADED
-                if grade is not None
-                else LabelState.SKIPPED
-                if state is JudgmentState.SKIPPED
-                else LabelState.UNLABELED,
-                grade=grade,
-                assessor=self.assessor,
-                waiting=True,
-            )
+            return DocState(doc_id=doc_id, state=VOTED[state], grade=grade, assessor=self.assessor, waiting=True)
         return self.doc_state(query_id, doc_id)
 
     def note(self, query_id: str, doc_id: str, text: str) -> DocState:
