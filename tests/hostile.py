@@ -44,7 +44,7 @@ CONTROL: dict[str, str] = {
     "bidi_override": "abc\u202edcba",
 }
 """Single control characters: a carriage return that overwrites the line, NUL, backspace, bell,
-DEL; and a right-to-left override (not a control character: shown as it is)."""
+DEL; and a right-to-left override (shown as `\\u202e`: it would reorder what a line reads)."""
 
 LONG = "[bold]" + "long " * 2_000 + "\x1b[2J" + "[/]" * 50
 """A very long string (10 kB) with markup and an escape inside."""
@@ -63,11 +63,18 @@ IDS: dict[str, str] = {
     "d_close_named": "d[/x]",
     "d_plain": "d-plain",
 }
-"""Ids the store accepts: no white space, no C0 control character, but markup."""
+"""Ids the store accepts: no white space, no control character, but markup."""
 
-C1_IDS: dict[str, str] = {"q_c1_csi": "q\x9b2J", "d_c1_osc": "d\x9d0;pwned-c1\x9c"}
-"""Ids with C1 control characters, which the store accepts too (`models.Identifier` refuses
-white space, C0 controls and DEL only): a C1 CSI or OSC in an id is shown visibly like any other."""
+BAD_IDS: dict[str, str] = {
+    "c1_csi": "q\x9b2J",
+    "c1_osc": "d\x9d0;pwned-c1\x9c",
+    "next_line": "a\x85b",
+    "bidi_override": "abc\u202edcba",
+    "escape": "a\x1b[2Jb",
+    "delete": "a\x7fb",
+}
+"""Ids every entry refuses (`models.Identifier`, `formats._io.check_id`): C1 controls (a CSI or an
+OSC), NEL, a right-to-left override, an escape sequence, DEL."""
 
 STRATA: dict[str, str] = {"s_close": "s[/]", "s_bold": "s[bold]x", "s_click": "s[@click=app.quit]"}
 """Stratum names (ids too)."""

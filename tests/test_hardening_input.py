@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import Cli
+from hostile import BAD_IDS
 
 RUN = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n"
 
@@ -144,3 +145,42 @@ def test_one_id_rule_for_jsonl_runs_given_to_pool_and_score(run_cli: Cli, bad: s
     for args in (["pool", str(run), "--depth", "5"], ["score", str(run)]):
         refused = run_cli(*args, ok=False)
         assert refused.exit_code == 2 and "r.jsonl:2:" in refused.output and "Traceback" not in refused.output
+
+
+@pytest.mark.parametrize("name", sorted(BAD_IDS))
+def test_an_id_with_a_control_character_is_refused_by_every_reader(run_cli: Cli, name: str) -> None:
+    """C1 controls, NEL, a right-to-left override, an escape, DEL: refused in a qrels file (the
+    numpy fast path hands such a file to the exact reader, which names the line), in a run, in
+    queries JSONL, and as a golden-set or version name."""
+    import json
+
+    bad = BAD_IDS[name]
+    run_cli("init")
+    run_cli("import", "queries", "--stratum", "s", "--create-strata", str(run_cli.write("q.tsv", "q1\tx\n")))
+    qrels = run_cli.write("r.qrels", f"q1 0 ok 1\nq1 0 {bad} 1\n")
+    run = run_cli.write("r.run", f"q1 Q0 ok 1 2.0 r\nq1 Q0 {bad} 2 1.0 r\n")
+    good_qrels = run_cli.write("g.qrels", "q1 0 ok 1\n")
+    queries = run_cli.write("q.jsonl", json.dumps({"id": bad, "text": "x", "stratum": "s"}) + "\n")
+    for args, where in (
+        (["import", "qrels", str(qrels)], "r.qrels:2:"),
+        (["score", "--qrels", str(qrels), str(run_cli.write("ok.run", "q1 Q0 ok 1 2.0 r\n"))], "r.qrels:2:"),
+        (["score", "--qrels", str(good_qrels), str(run)], "r.run:2:"),
+        (["import", "queries", str(queries)], "q.jsonl:1"),
+    ):
+        refused = run_cli(*args, ok=False)
+        assert refused.exit_code == 2 and where in refused.output, refused.output
+        assert "Traceback" not in refused.output
+    assert run_cli("freeze", f"n{bad}", "1", "--out", str(run_cli.tmp / "sets"), ok=False).exit_code == 2
+
+
+def test_the_fast_and_exact_trec_readers_agree_on_separators_and_length(run_cli: Cli) -> None:
+    """A C0 control is no field separator (trec_eval splits on C isspace only), and an id over
+    1,024 characters is refused: the fast path gives up on both and the exact reader names them."""
+    run = run_cli.write("ok.run", "q1 Q0 d 1 2.0 r\n")
+    for text, message in (
+        ("q1\x010 d 1\n", "expected 4 fields, found 3"),
+        ("q1 0 " + "d" * 2000 + " 1\n", "2,000 characters long"),
+        ("q1\x1f0 d 1\n", "expected 4 fields, found 3"),
+    ):
+        refused = run_cli("score", "--qrels", str(run_cli.write("x.qrels", text)), str(run), ok=False)
+        assert refused.exit_code == 2 and message in refused.output, refused.output

@@ -11,8 +11,7 @@ runs on it.
   data are in stdout or stderr.
 * JSON, JSON Lines, TSV, TREC and CSV outputs are data formats, read by programs: there every
   string round-trips exactly (JSON escapes C0 controls as `\\u001b`; TSV and TREC lines carry ids,
-  which hold no white space and no C0 control character; a C1 control such as `\\x9b` is passed
-  through as the store holds it). Making text visible there would alter the data.
+  which hold no white space and no control character). Making text visible there would alter the data.
 * The HTML page of `compare` is a page, not data: names are HTML-escaped and their control
   characters written visibly, as in the terminal.
 * Click's own usage errors quote the user's arguments: they are one line `error: ... (hint: ...)`,
@@ -38,18 +37,17 @@ from click.testing import CliRunner, Result
 from rich.console import Console
 
 from conftest import Cli
-from hostile import ALL_IN_ONE, C1_IDS, IDS, LONG, STRATA, TEXT, leaked, shown
+from hostile import ALL_IN_ONE, IDS, LONG, STRATA, TEXT, leaked, shown
 from qrelkit import progress
 from qrelkit.cli import _common, cli
 
-GOLDEN = "g[/][bold]x[@click=app.quit]\x9b2J"
-"""The store's name: it must be an id (no white space, no C0 control), so markup and a C1 CSI."""
+GOLDEN = "g[/][bold]x[@click=app.quit]"
+"""The store's name: it must be an id (no white space, no control character), so markup."""
 
 Q1, Q2, Q3 = IDS["q_close"], IDS["q_bold"], IDS["q_link"]
-Q4 = C1_IDS["q_c1_csi"]
-"""An id with a C1 control character: the store accepts it (only C0 and DEL are refused)."""
+Q4 = "q[red]4"
 D1, D2, D3 = IDS["d_click"], IDS["d_close_named"], IDS["d_plain"]
-D4 = C1_IDS["d_c1_osc"]
+D4 = "d[bold]4"
 MISSING_DOC = "dmissing[/]"
 S1, S2, S3 = STRATA["s_close"], STRATA["s_bold"], STRATA["s_click"]
 
@@ -89,7 +87,7 @@ RUNS = {
     RUN_B: [(Q1, D2), (Q1, D1), (Q2, D3), (Q2, D1), (Q3, D1), (Q3, D2), (Q4, D4)],
 }
 QRELS_FILE = "x[red]\x1b[2J.qrels"
-VERSION_NAME = "n[bold]\x9d0;pwned\x9c"
+VERSION_NAME = "n[bold][red]x"
 """A frozen version's name (a folder name and an id: no white space, no slash, no C0 control)."""
 PROFILE = "p[/]"
 ASSIGNEES = ["bob[/]", "ann[@click=app.quit]", "c\x1b[2J"]

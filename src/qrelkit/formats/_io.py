@@ -23,7 +23,8 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 """The longest line any reader accepts (a document's whole text fits; a runaway file does not)."""
 MAX_ID_LENGTH = 1024
 """The longest query, document or stratum id."""
-_BAD_ID = re.compile(r"[\x00-\x1f\x7f]")
+_BAD_ID = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""C0, DEL, C1 and the invisible direction controls: an id must read as what it is."""
 
 
 def check_id(value: str, what: str, path: str, line: int) -> str:

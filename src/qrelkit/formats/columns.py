@@ -19,6 +19,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+from ._io import MAX_ID_LENGTH
+
 WORKERS = 2
 """Blocks parsed at once."""
 
@@ -141,13 +143,17 @@ class _Block:
 def _parse_block(data: bytes, kind: str) -> _Block | None:
     nfields, doc_field, value_field = (6, 2, 4) if kind == "run" else (4, 2, 3)
     buf = np.frombuffer(data, dtype=np.uint8)
-    if len(buf) == 0 or buf.max() > 127:
-        return None  # non-ASCII: the exact reader checks the encoding and reports
+    if len(buf) == 0 or buf.max() > 126:
+        return None  # non-ASCII or DEL: the exact reader checks the encoding and reports
     space = buf <= 32
+    if (space & ((buf < 9) | ((buf > 13) & (buf < 32)))).any():
+        return None  # a control character is no separator: the exact reader refuses the id
     fields = _fields_simple(buf, space, nfields) or _fields_general(buf, space, nfields)
     del space
     if fields is None or (buf[fields[0][0]] == ord("#")).any():
         return None
+    if any(int((ends - starts).max(initial=0)) > MAX_ID_LENGTH for starts, ends in (fields[0], fields[doc_field])):
+        return None  # the exact reader names the over-long id
     query, query_hash = _cut(buf, *fields[0], hashed=True)
     doc, doc_hash = _cut(buf, *fields[doc_field], hashed=True)
     raw_value, _ = _cut(buf, *fields[value_field], hashed=False)

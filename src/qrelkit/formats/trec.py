@@ -37,6 +37,14 @@ class RunRecord(NamedTuple):
 
 
 _GRADE = re.compile(r"-?[0-9]+")
+_SEPARATOR = re.compile(r"[ \t\n\v\f\r]+")
+"""What separates fields: C's isspace, as trec_eval reads them (Python's `str.split` also splits on
+\\x1c-\\x1f and \\x85, which would let a control character pass as a separator)."""
+
+
+def split_fields(text: str) -> list[str]:
+    """The white-space separated fields of a TREC line."""
+    return _SEPARATOR.split(text.strip(" \t\n\v\f\r")) if text.strip(" \t\n\v\f\r") else []
 
 
 def parse_grade(text: str) -> int | None:
@@ -59,7 +67,7 @@ def read_qrels(path: PathLike, *, check_repeats: bool = True) -> Iterator[QrelRe
     for lineno, text in read_lines(path):
         if _skip(text):
             continue
-        fields = text.split()
+        fields = split_fields(text)
         if len(fields) != 4:
             raise InputError(f"expected 4 fields, found {len(fields)}", QRELS_HINT, path=name, line=lineno)
         qid, _, docid, grade_text = fields
@@ -85,7 +93,7 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
     for lineno, text in read_lines(path):
         if _skip(text):
             continue
-        fields = text.split()
+        fields = split_fields(text)
         if len(fields) != 6:
             raise InputError(f"expected 6 fields, found {len(fields)}", RUN_HINT, path=name, line=lineno)
         qid, _, docid, _, score_text, _ = fields

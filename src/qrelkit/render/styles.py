@@ -29,13 +29,20 @@ DIRECTION_STYLE: dict[Direction, str] = {"down": "red", "up": "green", "flat": "
 LOW_COVERAGE = 0.9
 """Coverage under this (or under --min-coverage) is flagged."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""C0 (but tab and newline), DEL, C1, and the invisible direction and line controls (a right-to-left
+override can make `evil.txt` read as `txt.live`)."""
 
 
 def visible(text: str) -> str:
     """`text` with every control character (escape sequences, bells, carriage returns...) written
     as a visible escape (`\\x1b`), so that data cannot drive the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def data(text: object, style: str = "") -> Text:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
-from ..models import Manifest
+from ..models import Manifest, is_identifier
 from ..storage import Store
 
 
@@ -29,8 +29,8 @@ def snapshot(store: Store) -> versioning.Snapshot:
 def check_name(name: str, version: str) -> None:
     """A golden-set name and version are folder names: non-empty, no white space, control
     characters or slashes, and not `.` or `..`."""
-    bad = any(c.isspace() or ord(c) < 32 or ord(c) == 127 or c in "/\\" for c in name + version)  # as ids
-    if not name or not version or bad or {name, version} & {".", ".."}:
+    bad = not (is_identifier(name) and is_identifier(version)) or any(c in "/\\" for c in name + version)
+    if bad or {name, version} & {".", ".."}:
         raise UsageError(
             f"invalid name or version {name!r} {version!r}",
             "no spaces, control characters or slashes, and not . or .., e.g. pydocs 1.2",
