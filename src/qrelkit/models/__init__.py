@@ -24,7 +24,6 @@ from .domain import (
     GradeLevel,
     GradeScale,
     Identifier,
-    is_identifier,
     Judgment,
     JudgmentState,
     Label,
@@ -43,6 +42,7 @@ from .domain import (
     Stratum,
     StratumStatus,
     interval_direction,
+    is_identifier,
     utcnow,
 )
 from .judging import DocState, PairNote, QueryProgress, default_assessor

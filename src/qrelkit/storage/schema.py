@@ -126,6 +126,16 @@ def leases(db: sqlite_utils.Database) -> None:
     db.table("leases").create_index(["assessor"])
 
 
+def removals(db: sqlite_utils.Database) -> None:
+    """What `strata|queries|docs|profiles remove` took out of the store: what, when, by whom, and
+    the removed rows as JSON (the judgment log keeps every event; this records the rest)."""
+    db.table("removals").create(
+        {"id": int, "ts": str, "kind": str, "name": str, "assessor": str, "body": str},
+        pk="id",
+        not_null={"ts", "kind", "name", "body"},
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -134,6 +144,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     several_assessors,
     drop_latest_event_view,
     leases,
+    removals,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 
