@@ -49,6 +49,12 @@ QRELS = [
     ("qrels: 2,000-character id", "x.qrels", b"con-01 0 " + b"d" * 2000 + b" 1\n", 1),
     ("qrels: 100 MB line", "x.qrels", None, 2),  # built lazily: _big_line
     ("qrels: truncated gzip", "x.qrels.gz", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03+", None),
+    ("qrels: grade over 32 bits", "x.qrels", b"con-01 0 a 1\ncon-01 0 b 2147483648\n", 2),
+    ("qrels: 3 fields without a header", "x.qrels", b"con-01 a 1\n", 1),
+    ("qrels: BEIR TSV, 4 fields after the header", "x.tsv", b"query-id\tcorpus-id\tscore\ncon-01\ta\t0\t1\n", 2),
+    ("qrels: JSON dict, grade not an integer", "x.json", b'{"con-01":\n {"a": 1.5}}', 2),
+    ("qrels: JSON dict, broken", "x.json", b'{"con-01": {"a": 1},\n', 2),
+    ("qrels: JSONL, grade is text", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a", "grade": "1"}\n', 1),
 ]
 RUNS = [
     ("run: wrong field count", "x.run", b"con-01 Q0 a 1 2.0 r\ncon-01 Q0 b 2 1.0\n", 2),
@@ -62,6 +68,14 @@ RUNS = [
     ("run: UTF-16", "x.run", "con-01 Q0 a 1 2 r\n".encode("utf-16"), 1),
     ("run: JSONL without score", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a"}\n', 1),
     ("run: JSONL score is text", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a", "score": "1"}\n', 1),
+    ("run: 5 fields", "x.run", b"con-01 Q0 a 1 2.0\n", 1),
+    ("run: 3 fields, then 4", "x.run", b"con-01 a 2.0\ncon-01 b 1 1.0\n", 2),
+    ("run: 9 fields, then 5", "x.run", b"con-01 Q0 a 1 2.0 r x y z\ncon-01 Q0 b 2 1.0\n", 2),
+    ("run: JSON dict, repeated doc", "x.json", b'{"con-01": {"a": 1,\n "a": 2}}', 2),
+    ("run: JSON dict, score is text", "x.json", b'{"con-01": {"a": "1"}}', 1),
+    ("run: JSON dict, trailing text", "x.json", b'{"con-01": {"a": 1}}\n]\n', 2),
+    ("run: JSON dict, lone surrogate", "x.json", b'{"con-01":\n {"\\udc00": 1}}', 2),
+    ("run: JSONL, lone surrogate", "x.jsonl", b'{"query_id": "con-01", "doc_id": "\\ud800", "score": 1}\n', 1),
 ]
 QUERIES = [
     ("queries: not JSON", "x.jsonl", b'{"id": "n1", "text": "x"}\n{"id": \n', 2),
@@ -79,6 +93,14 @@ DOCS = [
     ("docs: missing id", "x.jsonl", b'{"title": "t", "text": "x"}\n', 1),
     ("docs: text is a number", "x.jsonl", b'{"id": "n1", "text": 5}\n', 1),
     ("docs: empty file", "x.jsonl", b"", None),
+    ("docs: both id and _id", "x.jsonl", b'{"id": "n1", "_id": "n1"}\n', 1),
+    (
+        "docs: a field twice, on the line and in metadata",
+        "x.jsonl",
+        b'{"_id": "n1", "url": "a", "metadata": {"url": "b"}}\n',
+        1,
+    ),
+    ("docs: lone surrogate escape", "x.jsonl", b'{"id": "n1", "text": "ok"}\n{"id": "n2", "text": "\\ud800"}\n', 2),
 ]
 JUDGMENTS = [
     (

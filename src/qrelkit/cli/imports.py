@@ -11,6 +11,11 @@ from ..workflows import importing, versions
 from ._common import open_store, say
 
 
+def _source(file: Path) -> str:
+    """How a message names the file read (`-`: standard input)."""
+    return "standard input" if str(file) == "-" else str(file)
+
+
 @click.group("import")
 def import_() -> None:
     """Import queries, documents, qrels, judgments, a BEIR folder or a frozen version (each import is
@@ -37,16 +42,17 @@ def import_queries(
     A query already in the store keeps its stratum and description when its line gives none."""
     store = open_store(ctx, create=True)
     n = importing.import_queries(store, file, fmt=fmt, create_strata=create_strata, stratum=stratum)
-    say(f"imported {n} queries from ", data(file))
+    say(f"imported {n} queries from ", data(_source(file)))
 
 
 @import_.command("docs")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.pass_context
 def import_docs(ctx: click.Context, file: Path) -> None:
-    """Import documents from JSONL (id, title, text)."""
+    """Import documents from JSONL: id (or _id), title, text. Any other field (url, a metadata
+    object, ...) is kept as the document's metadata, through the store and frozen versions."""
     n = importing.import_documents(open_store(ctx, create=True), file)
-    say(f"imported {n} documents from ", data(file))
+    say(f"imported {n} documents from ", data(_source(file)))
 
 
 @import_.command("qrels")
@@ -59,18 +65,35 @@ def import_docs(ctx: click.Context, file: Path) -> None:
 )
 @click.pass_context
 def import_qrels(ctx: click.Context, file: Path, assessor: str) -> None:
-    """Import TREC qrels as judgment events; negative grades go to the pool as unjudged."""
+    """Import qrels as judgment events; negative grades go to the pool as unjudged.
+
+    FILE is TREC qrels (QUERY_ID ITERATION DOC_ID GRADE), a BEIR-style TSV with a header
+    (query-id corpus-id score), JSON Lines as `export qrels --format jsonl` writes them, or a
+    JSON dict ({"q1": {"d1": 2}}); `-` reads standard input."""
     labels, pooled = importing.import_qrels(open_store(ctx), file, assessor=assessor)
-    say(f"imported {labels} labels and {pooled} pooled-unjudged pairs from ", data(file))
+    say(f"imported {labels} labels and {pooled} pooled-unjudged pairs from ", data(_source(file)))
 
 
 @import_.command("judgments")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.pass_context
 def import_judgments(ctx: click.Context, file: Path) -> None:
-    """Import a judgments JSONL event log (as `export judgments` writes it)."""
+    """Import a judgments JSONL event log (as `export judgments` writes it).
+
+    \b
+    Each line is one JSON object with these fields:
+      query_id   the query (required; it must be in the store)
+      doc_id     the document (required)
+      state      graded | skipped | retracted | cleared | adjudicated | noted (required)
+      grade      an integer on the store's scale: required for graded and adjudicated,
+                 absent otherwise
+      assessor   who made the event (required, not empty)
+      timestamp  when, as ISO 8601 (e.g. 2026-01-31T12:00:00Z; default: now)
+      note       free text (required for noted)
+      seconds    time spent on the document before the event (>= 0)
+    A bad line is refused with its line number and field; nothing is imported then."""
     n = importing.import_judgments(open_store(ctx), file)
-    say(f"imported {n} judgment events from ", data(file))
+    say(f"imported {n} judgment events from ", data(_source(file)))
 
 
 @import_.command("beir")

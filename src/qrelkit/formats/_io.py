@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gzip
 import hashlib
 import io
 import os
 import re
+import stat
+import sys
 import tempfile
 import zlib
 from collections.abc import Generator, Iterator
@@ -52,9 +55,115 @@ def check_id(value: str, what: str, path: str, line: int) -> str:
     return value
 
 
+STDIN = "-"
+"""The path that names standard input: a run or qrels file piped in (`qrelkit score -`)."""
+STDIN_NAME = "<stdin>"
+_stdin: tuple[object, Path] | None = None
+
+
+def is_stdin(path: PathLike) -> bool:
+    return os.fspath(path) == STDIN
+
+
 def display(path: PathLike) -> str:
-    """How a path is named in messages."""
-    return os.fspath(path)
+    """How a path is named in messages (`<stdin>` for `-`)."""
+    return STDIN_NAME if is_stdin(path) else os.fspath(path)
+
+
+def _stdin_copy() -> Path:
+    """Standard input, read once into a temporary file (removed at exit): the readers may open it
+    again (a format sniff, the exact reader after the fast one) and see the same bytes."""
+    global _stdin
+    source = sys.stdin
+    if _stdin is not None and _stdin[0] is source:
+        return _stdin[1]
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        if source.isatty():
+            raise InputError(
+                "standard input is a terminal", "pipe a file in (`cat run.txt | ...`), or name it", path=STDIN_NAME
+            )
+    try:
+        copy = _spool(source.buffer, STDIN_NAME)
+    except (OSError, AttributeError, ValueError) as exc:
+        raise InputError(f"cannot read: {exc}", "pipe a file in, or name it", path=STDIN_NAME) from None
+    _stdin = (source, copy)
+    return copy
+
+
+_pipes: dict[str, Path] = {}
+
+
+def _readable(path: Path) -> tuple[Path, bool]:
+    """The file to open for `path`, and whether it is a copy: a named pipe or a device
+    (`<(zcat run.gz)`, `/dev/stdin`) can be read only once, so it is read once into a temporary
+    file that every later open reads."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path, False  # opening it names the problem
+    if stat.S_ISCHR(mode) and not os.path.samefile(path, os.devnull):
+        raise InputError(
+            "is a device, not a file", "name a file, or pipe one in (`... | qrelkit score -`)", path=display(path)
+        )  # /dev/zero or /dev/urandom would be copied until the disk is full
+    if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return path, False
+    key = os.fspath(path)
+    if key not in _pipes:
+        try:
+            with open(path, "rb") as fh:
+                _pipes[key] = _spool(fh, display(path))
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=display(path)) from None
+    return _pipes[key], True
+
+
+SPOOL_RESERVE = 2 << 30
+"""Free space a copy of standard input or a pipe leaves on the temporary folder's disk: a copy that
+would eat into it stops with an error (an endless `yes |` must not fill the disk)."""
+
+
+def _spool(source: IO[bytes], name: str = STDIN_NAME) -> Path:
+    """Copy a stream into a temporary file removed at exit. It stops, removing the copy, at a line
+    longer than `MAX_LINE_BYTES` (no reader would take it: `/dev/zero`-like input ends here) or when
+    the disk would keep less than `SPOOL_RESERVE` free."""
+    fd, tmp = tempfile.mkstemp(prefix="qrelkit-input-")
+    atexit.register(_remove, tmp)
+    try:
+        with os.fdopen(fd, "wb") as copy:
+            _copy_bounded(source, copy, name, Path(tmp).parent)
+    except BaseException:
+        _remove(tmp)
+        raise
+    return Path(tmp)
+
+
+def _copy_bounded(source: IO[bytes], copy: IO[bytes], name: str, folder: Path) -> None:
+    run, written, check_at = 0, 0, 0  # bytes since the last newline; bytes copied; next space check
+    for chunk in iter(lambda: source.read(1 << 20), b""):
+        newline = chunk.rfind(b"\n")
+        run = run + len(chunk) if newline < 0 else len(chunk) - newline - 1
+        if run > MAX_LINE_BYTES:
+            raise InputError(
+                f"a line is longer than {MAX_LINE_BYTES // 2**20} MiB",
+                "is this the right input? lines hold one record each",
+                path=name,
+            )
+        copy.write(chunk)
+        written += len(chunk)
+        if written >= check_at:  # at the start, then every 256 MiB
+            check_at = written + (256 << 20)
+            st = os.statvfs(folder)
+            if st.f_bavail * st.f_frsize < SPOOL_RESERVE:
+                raise InputError(
+                    f"the input is larger than the space left for its copy ({written >> 20:,} MiB read)",
+                    f"give a file path instead of a pipe, or free space in {folder}",
+                    path=name,
+                )
+
+
+def _remove(name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(name)
 
 
 class HashedPath(os.PathLike[str]):
@@ -119,11 +228,11 @@ class _HashingReader:
 
 def _open_binary(path: PathLike) -> IO[bytes]:
     """The file's bytes (decompressed for `.gz`); a `HashedPath` hashes what is read."""
-    p = Path(path)
+    p, copied = (_stdin_copy(), True) if is_stdin(path) else _readable(Path(path))
     if p.is_dir():
         raise InputError("is a folder, not a file", "name a file", path=display(path))
     try:
-        fh = cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" else open(p, "rb")
+        fh = cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" or copied and _gzipped(p) else open(p, "rb")
     except FileNotFoundError:
         raise InputError("no such file", "check the path", path=display(path)) from None
     except OSError as exc:
@@ -133,6 +242,12 @@ def _open_binary(path: PathLike) -> IO[bytes]:
         path._last = reader
         return cast(IO[bytes], reader)
     return fh  # closed by the caller's with-block
+
+
+def _gzipped(copy: Path) -> bool:
+    """A copy of a pipe that starts with the gzip magic bytes (`zcat` left out of the pipe)."""
+    with open(copy, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
 
 
 class _Meter:
@@ -200,6 +315,29 @@ def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
         except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
             raise InputError(f"cannot read: {exc}", path=name, line=lineno + 1) from None
         meter.tick(final=True)
+
+
+def peek(path: PathLike, size: int = 1 << 16) -> bytes:
+    """The first `size` bytes of the file (decompressed for `.gz`), to tell its format."""
+    name = display(path)
+    with _open_binary(Path(path) if isinstance(path, HashedPath) else path) as fh:
+        try:
+            return fh.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read: {exc}", path=name) from None
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The whole file (decompressed for `.gz`), read to its end (so a `HashedPath` hashes it)."""
+    name = display(path)
+    chunks = []
+    with _open_binary(path) as fh:
+        try:
+            while chunk := fh.read(1 << 20):
+                chunks.append(chunk)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read: {exc}", path=name) from None
+    return b"".join(chunks)
 
 
 def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, None]:

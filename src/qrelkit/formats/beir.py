@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..models import Document, Query
 from ._io import PathLike, check_id, display, read_lines, refuse_repeat
-from .jsonl import read_objects
+from .jsonl import document_from, read_objects, validate
 from .trec import QrelRecord
 
 QRELS_HINT = "BEIR qrels lines are 'query-id<TAB>corpus-id<TAB>score' after a header line"
@@ -29,10 +29,7 @@ def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
     value = obj.get("_id", obj.get("id"))
     if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
         raise InputError("missing '_id'", "each line needs an '_id' string", path=display(path), line=lineno)
-    text = str(value)
-    if any(c.isspace() for c in text):
-        raise InputError(f"id {text!r} contains white space", path=display(path), line=lineno)
-    return text
+    return check_id(str(value), "document" if path.name.startswith("corpus") else "query", display(path), lineno)
 
 
 def read_corpus(folder: PathLike) -> Iterator[Document]:
@@ -44,17 +41,21 @@ def corpus_path(folder: PathLike) -> Path:
 
 
 def read_corpus_lines(folder: PathLike) -> Iterator[tuple[int, Document]]:
-    """(line number, document) for each line of the corpus."""
+    """(line number, document) for each line of the corpus; fields besides `_id`, `title` and
+    `text` (a `metadata` object, `url`) are kept as the document's metadata."""
     path = corpus_path(folder)
+    name = display(path)
     for lineno, obj in read_objects(path):
-        doc = Document(id=_id(obj, path, lineno), title=str(obj.get("title") or ""), text=str(obj.get("text") or ""))
-        yield lineno, doc
+        fields = {k: v for k, v in obj.items() if k not in ("_id", "id", "title", "text")}
+        known = {"id": _id(obj, path, lineno), "title": str(obj.get("title") or ""), "text": str(obj.get("text") or "")}
+        yield lineno, document_from({**fields, **known}, name, lineno)  # other fields: metadata
 
 
 def read_queries(folder: PathLike, stratum: str) -> Iterator[Query]:
     path = _gz(Path(folder), "queries.jsonl")
     for lineno, obj in read_objects(path):
-        yield Query(id=_id(obj, path, lineno), text=str(obj.get("text") or ""), stratum=stratum)
+        given = {"id": _id(obj, path, lineno), "text": str(obj.get("text") or ""), "stratum": stratum}
+        yield validate(Query, given, "each line needs an '_id' and a 'text'", display(path), lineno)
 
 
 def split_path(folder: PathLike, split: str) -> Path:

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._io import MAX_ID_LENGTH
+from .trec import GRADE_MAX, GRADE_MIN, QRELS_LAYOUTS, RUN_LAYOUTS, layout_of, split_fields
 
 WORKERS = 2
 """Blocks parsed at once."""
@@ -140,8 +141,33 @@ class _Block:
     value: npt.NDArray[Any]
 
 
-def _parse_block(data: bytes, kind: str) -> _Block | None:
-    nfields, doc_field, value_field = (6, 2, 4) if kind == "run" else (4, 2, 3)
+@dataclass(frozen=True)
+class _Layout:
+    nfields: int
+    """Fields on every line (the first line's count: a run with 9 fields has 9 on each)."""
+    doc_field: int
+    value_field: int
+
+
+def _first_layout(head: bytes, kind: str) -> tuple[_Layout, int] | None:
+    """The layout the first line sets and where the data starts (past a header row); None when the
+    first line is blank, a comment or fits no layout (the exact reader decides)."""
+    cut = head.find(b"\n")
+    first = head[: cut if cut >= 0 else len(head)]
+    if not first.strip() or first.lstrip().startswith(b"#") or max(first, default=0) > 126:
+        return None
+    fields = split_fields(first.decode("ascii"))
+    found = layout_of(fields, kind)
+    if found is None:
+        return None
+    layout, header = found
+    _, doc_field, value_field = (RUN_LAYOUTS if kind == "run" else QRELS_LAYOUTS)[layout]
+    start = (cut + 1 if cut >= 0 else len(head)) if header else 0
+    return _Layout(len(fields), doc_field, value_field), start
+
+
+def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
+    nfields, doc_field, value_field = layout.nfields, layout.doc_field, layout.value_field
     buf = np.frombuffer(data, dtype=np.uint8)
     if len(buf) == 0 or buf.max() > 126:
         return None  # non-ASCII or DEL: the exact reader checks the encoding and reports
@@ -165,7 +191,7 @@ def _parse_block(data: bytes, kind: str) -> _Block | None:
         return None
     if kind == "run" and not np.isfinite(value).all():
         return None
-    if kind == "qrels" and (np.abs(value) > 1_000_000).any():
+    if kind == "qrels" and len(value) and (value.min() < GRADE_MIN or value.max() > GRADE_MAX):
         return None
     return _Block(query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value)
 
@@ -187,20 +213,30 @@ def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
 
 
 def trec_columns(data: bytes | Iterable[bytes], kind: str) -> Parsed | None:
-    """Columns of a TREC run (`kind="run"`, 6 fields) or qrels (`kind="qrels"`, 4 fields), from
-    the whole text or from blocks of whole lines (`formats.read_blocks`); None when anything is
-    irregular."""
+    """Columns of a TREC run (`kind="run"`: 6 or more fields, or 3 or 4, as `trec.read_run` reads
+    them) or qrels (`kind="qrels"`: 4 fields, or 3 after a header row), from the whole text or
+    from blocks of whole lines (`formats.read_blocks`); None when anything is irregular (every
+    line must have as many fields as the first)."""
     blocks = iter([data] if isinstance(data, bytes) else data)
     head = next(blocks, b"")
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
+    first = _first_layout(head, kind)
+    if first is None:
+        return None
+    layout, start = first
+    return _gather(itertools.chain([head[start:]], blocks), kind, layout)
+
+
+def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | None:
+    """Parse the blocks (two at a time) and join them; None if any block gives up."""
     parsed: list[_Block] = []
     # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         pending = []
-        for block in itertools.chain([head], blocks):
+        for block in blocks:
             if block.strip():
-                pending.append(pool.submit(_parse_block, block, kind))
+                pending.append(pool.submit(_parse_block, block, kind, layout))
             if len(pending) > 2 * WORKERS:  # keep only a few blocks in flight (bounded memory)
                 part = pending.pop(0).result()
                 if part is None:

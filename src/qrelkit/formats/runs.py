@@ -2,22 +2,33 @@
 
 A TREC file goes through the fast columnar parser (`formats.columns`) while the same read hashes
 it; when that parser gives up (a comment, an irregular line, a duplicate), the exact line reader
-reads the file again, names any bad line, and hashes what it reads. A JSON Lines run goes
-straight to the exact reader. numpy loads on the first read, not on import.
+reads the file again, names any bad line, and hashes what it reads. A JSON Lines file (by
+suffix) goes straight to the exact reader; a JSON dict (`{"q1": {"d1": 1.5}}`, found by the
+first block's content) is parsed from the blocks that read took in. `-` is standard input, and a
+named pipe (`<(zcat run.gz)`) is read as well: `formats._io` keeps a copy of what it read once,
+so the readers may open it again. numpy loads on the first read, not on import.
+
+Formats (`file_kind`): TREC text (runs of 3, 4 or 6+ fields, qrels of 4, or 3 after a header;
+see `formats.trec`), JSON Lines (`.jsonl` / `.ndjson`, or a first line that is an object with a
+`query_id`), a JSON dict (any other file starting with `{`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError
-from . import jsonl, trec
-from ._io import HashedPath, PathLike, read_blocks
-from .trec import RunRecord
+from ..models.reports import ScoreReport
+from . import jsondict, jsonl, trec
+from ._io import HashedPath, PathLike, display, is_stdin, peek, read_blocks
+from .trec import QrelRecord, RunRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,8 +39,14 @@ if TYPE_CHECKING:
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 """A run file with one of these suffixes (before an optional `.gz`) is JSON Lines; else TREC."""
 REPORT_SUFFIX = ".json"
-"""A `.json` file (or `.json.gz`) is one JSON document: a saved score report, never a run."""
+"""A `.json` file (or `.json.gz`) is one JSON document: a saved score report, or a JSON dict run
+or qrels (`{"q1": {"d1": 1.5}}`), told apart by their content (`is_report`)."""
 _RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv", ".jsonl", ".json", ".ndjson")
+_REPORT_KEYS = frozenset(ScoreReport.model_fields) | {"reports"}
+
+FileKind = Literal["trec", "jsonl", "json"]
+"""How a run or qrels file is written: TREC text (white-space separated, 3 to 6+ fields), JSON
+Lines (one object a line), or one JSON object of objects (pytrec_eval / ranx style)."""
 
 
 def _format_suffix(path: Path) -> str:
@@ -43,23 +60,83 @@ def is_jsonl(path: Path) -> bool:
     return _format_suffix(path) in JSONL_SUFFIXES
 
 
-def is_report(path: Path) -> bool:
-    """A `.json` file (optionally `.gz`): a saved score report (see `formats.reports`)."""
+def has_json_suffix(path: Path) -> bool:
+    """A `.json` file (optionally `.gz`): one JSON document."""
     return _format_suffix(path) == REPORT_SUFFIX
 
 
+def _first_key(head: bytes) -> tuple[str, bytes] | None:
+    """The first key of the JSON object `head` starts with, and what follows its colon."""
+    found = re.match(rb'\s*\{\s*"((?:[^"\\]|\\.)*)"\s*:\s*', head.removeprefix(b"\xef\xbb\xbf"))
+    if found is None:
+        return None
+    try:
+        return json.loads(b'"' + found.group(1) + b'"'), head[found.end() :]
+    except ValueError:
+        return None
+
+
+def file_kind(path: PathLike) -> FileKind:
+    """By suffix (`.jsonl`, `.ndjson`), else by content: a file whose first line is a JSON object
+    with a `query_id` is JSON Lines, any other file starting with `{` one JSON object, the rest TREC."""
+    return "jsonl" if is_jsonl(Path(path)) else kind_of(peek(path))
+
+
+def kind_of(head: bytes) -> FileKind:
+    """The format of a file that starts with `head` (see `file_kind`)."""
+    start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not start.startswith(b"{"):
+        return "trec"
+    first = start.split(b"\n", 1)[0]
+    try:
+        obj = json.loads(first)
+    except ValueError:
+        return "json"
+    return "jsonl" if isinstance(obj, dict) and isinstance(obj.get("query_id"), str) else "json"
+
+
+def is_report(path: Path) -> bool:
+    """A `.json` file (optionally `.gz`) that is a saved score report (see `formats.reports`), not
+    a JSON dict run or qrels: its first key is a report's, or it is no JSON object of objects."""
+    if not has_json_suffix(path):
+        return False
+    try:
+        found = _first_key(peek(path))
+    except InputError:
+        return True  # the report reader names the problem
+    return found is None or found[0] in _REPORT_KEYS or not found[1].startswith(b"{")
+
+
 def run_name(path: Path) -> str:
-    """A run's name: its file name without .gz and the format suffix (bm25.run.gz -> bm25)."""
+    """A run's name: its file name without .gz and the format suffix (bm25.run.gz -> bm25);
+    `stdin` for `-`."""
+    if is_stdin(path):
+        return "stdin"
     name = path.name.removesuffix(".gz")
     for suffix in _RUN_SUFFIXES:
         name = name.removesuffix(suffix)
     return name or path.name
 
 
-def read_run_records(path: PathLike) -> Iterator[RunRecord]:
-    """A run's lines through the exact reader its suffix calls for (JSON Lines or TREC), streamed;
-    a bad line or a repeated (query, doc) pair is an `InputError` naming the line."""
-    return jsonl.read_run(path) if is_jsonl(Path(path)) else trec.read_run(path)
+def read_run_records(path: PathLike, kind: FileKind | None = None) -> Iterator[RunRecord]:
+    """A run's lines through the exact reader its format (`kind`, default `file_kind`) calls for,
+    streamed; a bad line or a repeated (query, doc) pair is an `InputError` naming the line."""
+    kind = kind or file_kind(path)
+    if kind == "jsonl":
+        return jsonl.read_run(path)
+    return jsondict.read_run(path) if kind == "json" else trec.read_run(path)
+
+
+def read_qrels_records(
+    path: PathLike, *, check_repeats: bool = True, kind: FileKind | None = None
+) -> Iterator[QrelRecord]:
+    """A qrels file's lines through the exact reader its format (`kind`, default `file_kind`)
+    calls for: TREC (or 3 fields after a `query-id corpus-id score` header), JSON Lines as
+    `export qrels` writes them, or a JSON dict."""
+    kind = kind or file_kind(path)
+    if kind == "jsonl":
+        return jsonl.read_qrels(path, check_repeats=check_repeats)
+    return jsondict.read_qrels(path) if kind == "json" else trec.read_qrels(path, check_repeats=check_repeats)
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,46 +164,62 @@ class QrelsFile:
     sha256: str
 
 
-Rows = Callable[[HashedPath], Iterable[tuple[str, str, float]]]
+Rows = Callable[[HashedPath, FileKind], Iterable[tuple[str, str, float]]]
 
 
-def _run_rows(source: HashedPath) -> Iterable[tuple[str, str, float]]:
-    return ((r.query_id, r.doc_id, r.score) for r in read_run_records(source))
+def _run_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float]]:
+    return ((r.query_id, r.doc_id, r.score) for r in read_run_records(source, kind))
 
 
-def _qrels_rows(source: HashedPath) -> Iterable[tuple[str, str, float]]:
-    return ((r.query_id, r.doc_id, r.grade) for r in trec.read_qrels(source))
+def _qrels_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float]]:
+    return ((r.query_id, r.doc_id, r.grade) for r in read_qrels_records(source, kind=kind))
 
 
-def _read(
-    path: Path, kind: Literal["run", "qrels"], rows: Rows, *, fast: bool
-) -> tuple[Columns, npt.NDArray[np.uint64] | None, str]:
-    """Columns, doc hashes (fast path only) and sha256; the fast parser first when `fast`."""
+def _json_rows(data: bytes, name: str, kind: Literal["run", "qrels"]) -> list[tuple[str, str, float]]:
+    if kind == "run":
+        return [(r.query_id, r.doc_id, r.score) for r in jsondict.run_from_bytes(data, name)]
+    return [(r.query_id, r.doc_id, r.grade) for r in jsondict.qrels_from_bytes(data, name)]
+
+
+def _read(path: Path, kind: Literal["run", "qrels"], rows: Rows) -> tuple[Columns, npt.NDArray[np.uint64] | None, str]:
+    """Columns, doc hashes (fast path only) and sha256. The first block tells the format (unless
+    the suffix did): TREC goes to the fast parser, a JSON dict is parsed from the blocks read; the
+    exact reader reads again only when the fast parser gives up (or for JSON Lines)."""
     from .columns import Columns, trec_columns  # numpy loads here, when a file is scored
 
     source = HashedPath(path)
-    parsed = None
-    if fast:
+    parsed, data = None, None
+    found: FileKind = "jsonl"
+    if not is_jsonl(path):
         with contextlib.closing(read_blocks(source)) as blocks:
-            parsed = trec_columns(blocks, kind)
-    if parsed is None:  # JSONL or irregular: the exact reader names any bad line; its read is hashed
-        columns, doc_hash = Columns.from_rows(list(rows(source)), integer=kind == "qrels"), None
+            head = next(blocks, b"")
+            found = kind_of(head)
+            if found == "trec":
+                parsed = trec_columns(itertools.chain([head], blocks), kind)
+            elif found == "json":
+                data = head + b"".join(blocks)
+    if data is not None:
+        columns, doc_hash = Columns.from_rows(_json_rows(data, display(path), kind), integer=kind == "qrels"), None
+    elif parsed is None:  # JSONL or irregular: the exact reader names any bad line; its read is hashed
+        columns, doc_hash = Columns.from_rows(list(rows(source, found)), integer=kind == "qrels"), None
     else:
         columns, doc_hash = parsed.columns, parsed.doc_hash
     if len(columns.query) == 0:
-        raise InputError(f"no {kind} lines in the file", "is this the right file?", path=str(path))
+        raise InputError(f"no {kind} lines in the file", "is this the right file?", path=display(path))
     return columns, doc_hash, source.sha256()
 
 
 def read_run_file(path: Path) -> RunFile:
-    """Read a run (TREC, or JSON Lines by suffix; `.gz` either way) for scoring. A bad line or a
-    repeated (query, doc) pair is an `InputError` naming the line; so is a file with no run line."""
-    columns, doc_hash, sha256 = _read(path, "run", _run_rows, fast=not is_jsonl(path))
+    """Read a run (TREC, JSON Lines or a JSON dict, see `file_kind`; `.gz` either way; `-` for
+    standard input) for scoring. A bad line or a repeated (query, doc) pair is an `InputError`
+    naming the line; so is a file with no run line."""
+    columns, doc_hash, sha256 = _read(path, "run", _run_rows)
     return RunFile(path=path, name=run_name(path), columns=columns, doc_hash=doc_hash, sha256=sha256)
 
 
 def read_qrels_file(path: Path) -> QrelsFile:
-    """Read a TREC qrels file (`.gz` or not) for scoring. A bad line or a repeated (query, doc)
-    pair is an `InputError` naming the line; so is a file with no qrels line."""
-    columns, doc_hash, sha256 = _read(path, "qrels", _qrels_rows, fast=True)
+    """Read a qrels file (TREC, 3-field TSV after a header, JSON Lines or a JSON dict; `.gz` or
+    not; `-` for standard input) for scoring. A bad line or a repeated (query, doc) pair is an
+    `InputError` naming the line; so is a file with no qrels line."""
+    columns, doc_hash, sha256 = _read(path, "qrels", _qrels_rows)
     return QrelsFile(path=path, columns=columns, doc_hash=doc_hash, sha256=sha256)

@@ -3,6 +3,7 @@ one transaction: a bad line raises `InputError` naming it, and nothing is writte
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -60,8 +61,8 @@ class Imports(Connection):
                     rows = [d if isinstance(d, tuple) else (n + i + 1, d) for i, d in enumerate(batch)]
                     self._refuse_repeated_ids(rows, source)
                     self.conn.executemany(
-                        "INSERT OR REPLACE INTO documents(id, title, text) VALUES (?, ?, ?)",
-                        [(d.id, d.title, d.text) for _, d in rows],
+                        "INSERT OR REPLACE INTO documents(id, title, text, metadata) VALUES (?, ?, ?, ?)",
+                        [(d.id, d.title, d.text, _metadata_json(d)) for _, d in rows],
                     )
                     n += len(batch)
             finally:
@@ -193,6 +194,13 @@ class Imports(Connection):
                 )
                 n += cur.rowcount
         return n
+
+
+def _metadata_json(doc: Document) -> str | None:
+    """A document's metadata as the store keeps it: compact JSON, or NULL for none."""
+    if doc.metadata is None:
+        return None
+    return json.dumps(doc.metadata, ensure_ascii=False, separators=(",", ":"))
 
 
 def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

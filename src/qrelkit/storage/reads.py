@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -78,11 +80,11 @@ class Reads(Connection):
 
     def documents(self) -> Iterator[Document]:
         for r in self._rows("SELECT * FROM documents ORDER BY id"):
-            yield Document(id=r["id"], title=r["title"] or "", text=r["text"] or "")
+            yield _document(r)
 
     def document(self, doc_id: str) -> Document | None:
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
-        return Document(id=rows[0]["id"], title=rows[0]["title"] or "", text=rows[0]["text"] or "") if rows else None
+        return _document(rows[0]) if rows else None
 
     def counts(self) -> dict[str, int]:
         """Row counts of every table (used to show that a failed import changed nothing)."""
@@ -175,3 +177,11 @@ class Reads(Connection):
         ]
         labels = [(q, d, g) for (q, d), (state, g) in current.items() if state == "graded"]
         return OpenWork(unlabeled, labels)
+
+
+def _document(r: sqlite3.Row) -> Document:
+    """A documents row as a model (its metadata JSON parsed back)."""
+    meta = r["metadata"]
+    return Document(
+        id=r["id"], title=r["title"] or "", text=r["text"] or "", metadata=json.loads(meta) if meta else None
+    )

@@ -136,6 +136,11 @@ def removals(db: sqlite_utils.Database) -> None:
     )
 
 
+def document_metadata(db: sqlite_utils.Database) -> None:
+    """A document's other fields (`url`, a BEIR `metadata` object, ...) as a JSON object; NULL: none."""
+    db.table("documents").add_column("metadata", str)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -145,6 +150,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     drop_latest_event_view,
     leases,
     removals,
+    document_metadata,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -30,9 +30,15 @@ def _canonical(obj: Any) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+def _document_row(d: Document) -> list[Any]:
+    """What the hash covers of a document: id, title, text, and its metadata when it has any (a
+    document without metadata hashes as before metadata existed, so older versions still verify)."""
+    return [d.id, d.title, d.text] if d.metadata is None else [d.id, d.title, d.text, d.metadata]
+
+
 def documents_hash(docs: Iterable[Document]) -> str:
-    """sha256 over the documents, independent of their order."""
-    lines = sorted(_canonical([d.id, d.title, d.text]) for d in docs)
+    """sha256 over the documents (metadata included), independent of their order."""
+    lines = sorted(_canonical(_document_row(d)) for d in docs)
     h = hashlib.sha256()
     for line in lines:
         h.update(line + b"\n")

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError, UsageError
-from ..formats import beir, jsonl, trec, tsv
-from ..models import Document, Judgment, Query
+from ..formats import beir, jsonl, tsv
+from ..formats._io import display
+from ..models import Judgment, Query
 from ..storage import Store
 
 QueryFormat = Literal["auto", "jsonl", "tsv"]
@@ -19,7 +20,7 @@ QueryFormat = Literal["auto", "jsonl", "tsv"]
 def refuse_empty(n: int, path: Path, what: str) -> int:
     """`n`, unless it is 0: then the input held no `what` (nothing was written)."""
     if n == 0:
-        raise InputError(f"no {what} in the file", "is this the right file?", path=str(path))
+        raise InputError(f"no {what} in the file", "is this the right file?", path=display(path))
     return n
 
 
@@ -34,18 +35,14 @@ def import_queries(
             Query(id="q", text="", stratum=stratum)
         except ValueError:
             raise UsageError(f"invalid stratum {stratum!r}", "names have no spaces or control characters") from None
-    from ..formats.runs import is_jsonl, is_report
+    from ..formats.runs import has_json_suffix, is_jsonl
 
-    if fmt == "auto" and is_report(path):
+    if fmt == "auto" and has_json_suffix(path):
         raise InputError(
             "a .json file is one JSON document; queries are JSON Lines or TSV", "pass --format jsonl", path=str(path)
         )
     use_jsonl = fmt == "jsonl" or (fmt == "auto" and is_jsonl(path))
-    items: Iterator[tuple[int, Query]] = (
-        jsonl.read_models(path, Query, 'lines are {"id": ..., "text": ..., "stratum": ...}')
-        if use_jsonl
-        else tsv.read_queries(path)
-    )
+    items: Iterator[tuple[int, Query]] = jsonl.read_queries(path) if use_jsonl else tsv.read_queries(path)
     items = _with_strata(store, items, stratum, str(path))
     return refuse_empty(store.import_queries(items, source=str(path), create_strata=create_strata), path, "queries")
 
@@ -71,24 +68,31 @@ def _with_strata(
 
 
 def import_documents(store: Store, path: Path) -> int:
-    """Documents from JSONL (id, title, text)."""
-    docs = jsonl.read_models(path, Document, 'lines are {"id": ..., "title": ..., "text": ...}')
-    return refuse_empty(store.import_documents(docs, source=str(path)), path, "documents")
+    """Documents from JSONL: `id` (or `_id`), `title`, `text`; any other field is kept as the
+    document's metadata (see `formats.jsonl.document_from`)."""
+    docs = jsonl.read_documents(path)
+    return refuse_empty(store.import_documents(docs, source=display(path)), path, "documents")
 
 
 def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[int, int]:
-    """TREC qrels as graded events by `assessor`; negative grades go to the pool as unjudged.
-    (labels, pooled). The store finds repeated pairs (streaming), so the reader does not."""
-    labels, pooled = store.import_qrels(trec.read_qrels(path, check_repeats=False), source=str(path), assessor=assessor)
+    """Qrels (TREC; 3-field TSV after a header; JSONL as `export qrels` writes it; a JSON dict;
+    `-` for standard input) as graded events by `assessor`; negative grades go to the pool as
+    unjudged. (labels, pooled). The store finds repeated pairs (streaming), so the reader does not."""
+    from ..formats.runs import read_qrels_records
+
+    records = read_qrels_records(path, check_repeats=False)
+    labels, pooled = store.import_qrels(records, source=display(path), assessor=assessor)
     refuse_empty(labels + pooled, path, "qrels lines")
     return labels, pooled
 
 
+JUDGMENT_HINT = 'lines are {"query_id": ..., "doc_id": ..., "state": "graded", "grade": 2, "assessor": ...}'
+
+
 def import_judgments(store: Store, path: Path) -> int:
     """A judgments JSONL event log (as `export judgments` writes it)."""
-    return refuse_empty(
-        store.import_judgments(jsonl.read_models(path, Judgment), source=str(path)), path, "judgment events"
-    )
+    events = jsonl.read_models(path, Judgment, JUDGMENT_HINT)
+    return refuse_empty(store.import_judgments(events, source=display(path)), path, "judgment events")
 
 
 @dataclass(frozen=True)
