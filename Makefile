@@ -28,10 +28,11 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
-# Regenerate every generated file (JSON Schemas, CLI reference); a test fails when they drift.
+# Regenerate every generated file (JSON Schemas, CLI reference, measures page); a test fails when they drift.
 generated: $(STAMP)
 	$(BIN)/qrelkit schemas write
 	$(BIN)/python scripts/write_cli_docs.py
+	$(BIN)/python scripts/write_measures_docs.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ranx

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from rich.text import Text
 
+from ..models import ScoreReport
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
@@ -20,7 +21,10 @@ against the store by default.
 Measures (ir_measures names, trec_eval semantics; reports use the canonical name):
   P@k  R@k  Success@k (Hit@k)  RR (MRR)  RR@k  nDCG  nDCG@k  AP (MAP)  AP@k  Rprec  Judged@k
   P(rel=2)@5       relevance threshold 2 for this measure only
-  nDCG(gain=exp)@10  gains 2^grade - 1 (default: gain = grade, as trec_eval)
+  nDCG(gain=exp)@10  gains 2^grade - 1 (default: gain = grade, as trec_eval);
+                   ir_measures' nDCG(dcg='exp-log2')@10 is the same measure
+  trec_eval names: P_5  recall_10  ndcg_cut_10  map  map_cut_10  recip_rank  success_1 ...
+  Every family, its names and semantics: docs/measures.md.
 
 Ties are broken by score, then document id descending (byte order); the rank column is
 ignored. The golden set's queries are evaluated: a query missing from the run scores 0,
@@ -32,20 +36,57 @@ Output: --format json writes one object {"reports": [...]} (one report per run),
 `qrelkit compare` reads; --format trec writes trec_eval's MEASURE QUERY VALUE lines, with a
 leading RUN column when several runs are scored. Runs whose file names collide are named
 by their folders (a/bm25.run, b/bm25.run).
+
+--format trec_eval prints what trec_eval prints (with --per-query, what trec_eval -q prints):
+its names, its layout and order, runid, num_q and the counts num_ret, num_rel, num_rel_ret;
+measures trec_eval lacks follow under qrelkit's names. --names trec_eval uses trec_eval's
+names (ndcg_cut_10, P_5, map) in tables, trec and csv output too. See docs/measures.md.
 """
+
+
+METRICS_OPTION = click.option(
+    "--metrics",
+    help=f"Comma- or space-separated measures, ir_measures or trec_eval names [default: {','.join(DEFAULT_METRICS)}].",
+)
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "trec", "csv", "trec_eval"]),
+    default="table",
+    show_default=True,
+)
+NAMES_OPTION = click.option(
+    "--names",
+    "naming",
+    type=click.Choice(["qrelkit", "trec_eval"]),
+    default="qrelkit",
+    show_default=True,
+    help="Metric names in tables, trec and csv output (JSON keeps qrelkit's).",
+)
 
 
 @click.command(help=HELP)
 @options(
     click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path)),
     source_options,
-    click.option("--metrics", help=f"Comma-separated measures [default: {','.join(DEFAULT_METRICS)}]."),
+    METRICS_OPTION,
     click.option("--profile", help="Use a scoring profile's metrics and strata."),
     click.option("--per-query", is_flag=True, help="Include every query's value, coverage and bounds."),
+    FORMAT_OPTION,
+    NAMES_OPTION,
     click.option(
-        "--format", "fmt", type=click.Choice(["table", "json", "trec", "csv"]), default="table", show_default=True
+        "--min-coverage",
+        type=click.FloatRange(0, 1),
+        help="Exit 1 if any metric's (or stratum's) mean coverage is below: the labeled share of the documents"
+        " that can still change its value (RR: the ranks down to the first relevant one; P@k, nDCG@k: the top k).",
     ),
-    click.option("--min-coverage", type=click.FloatRange(0, 1), help="Exit 1 if any metric or stratum is below."),
+    click.option(
+        "--score-precision",
+        type=click.Choice(["float64", "float32"]),
+        default="float64",
+        show_default=True,
+        help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval).",
+    ),
     out_option,
     click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower)."),
     click.option("--save", is_flag=True, help="Keep the reports in the store (the TUI dashboard shows the latest)."),
@@ -61,21 +102,19 @@ def score(
     profile: str | None,
     per_query: bool,
     fmt: ScoreFormat,
+    naming: str,
     min_coverage: float | None,
+    score_precision: str,
     out_path: Path | None,
     bounds: bool,
     save: bool,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
     source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify)
-    chosen = sources.plan(source, metrics=metrics, profile=profile)
+    extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
+    chosen = sources.plan(source, metrics=metrics, profile=profile, extra=extra, score_precision=score_precision)
     reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds)
-    emit(
-        lambda width, color: render_reports(
-            reports, fmt, per_query=per_query, min_coverage=min_coverage, width=width, color=color
-        ),
-        out_path,
-    )
+    _emit(reports, runs, fmt, naming, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:
         exporting.save_reports(open_store(ctx), reports)
     if min_coverage is not None:
@@ -83,6 +122,37 @@ def score(
         if low:
             err.print(Text.assemble((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low))))
             ctx.exit(1)
+
+
+def _emit(
+    reports: list[ScoreReport],
+    runs: tuple[Path, ...],
+    fmt: ScoreFormat,
+    naming: str,
+    *,
+    per_query: bool,
+    min_coverage: float | None,
+    out_path: Path | None,
+) -> None:
+    """Render the reports: under trec_eval's names for `--names trec_eval` and `--format trec_eval`,
+    which also takes each run's `runid` from its file."""
+    names = scoring.trec_eval_names(reports) if fmt == "trec_eval" or naming == "trec_eval" else None
+    runids = None
+    if fmt == "trec_eval":
+        runids = [scoring.run_id(p, r.fingerprint.run.name) for p, r in zip(runs, reports, strict=True)]
+    emit(
+        lambda width, color: render_reports(
+            reports,
+            fmt,
+            per_query=per_query,
+            min_coverage=min_coverage,
+            width=width,
+            color=color,
+            names=names,
+            runids=runids,
+        ),
+        out_path,
+    )
 
 
 COMMANDS = [score]

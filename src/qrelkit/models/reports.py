@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+import math
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field, PlainSerializer, WithJsonSchema
 
 from .domain import (
     Diagnosis,
@@ -12,6 +15,24 @@ from .domain import (
 )
 
 # -- score reports ------------------------------------------------------------------------------
+
+
+def _nan_to_null(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def _null_to_nan(x: object) -> object:
+    return math.nan if x is None else x
+
+
+MeanFloat = Annotated[
+    float,
+    BeforeValidator(_null_to_nan),
+    PlainSerializer(_nan_to_null, return_type=float | None, when_used="json"),
+    WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "null"}]}),
+]
+"""A statistic over queries: NaN in Python (as ir_measures gives for no query), null in JSON,
+`n/a` in tables, when there is no query to take it over."""
 
 
 class GoldenFingerprint(_Model):
@@ -57,10 +78,11 @@ class Summary(_Model):
     """Aggregate of one metric over a set of queries (macro mean)."""
 
     n: int
-    mean: float
-    sd: float
-    se: float
-    ci95: tuple[float, float]
+    mean: MeanFloat
+    """NaN (null in JSON) over zero queries."""
+    sd: MeanFloat
+    se: MeanFloat
+    ci95: tuple[MeanFloat, MeanFloat]
     coverage: float | None
     """Mean judged coverage of the metric's window over queries that retrieved anything."""
     bounds: tuple[float, float] | None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from rich.console import Group, RenderableType
@@ -14,8 +15,9 @@ from rich.text import Text
 from ..models import ScoreReport, ScoreReports, Summary
 from . import text
 from .styles import LOW_COVERAGE, column, coverage_cell, data
+from .trec_eval import trec_eval_reports
 
-ScoreFormat = Literal["table", "json", "trec", "csv"]
+ScoreFormat = Literal["table", "json", "trec", "csv", "trec_eval"]
 
 TABLE_WIDTH = 110
 """Score tables are laid out at least this wide (narrower terminals scroll rather than wrap)."""
@@ -29,11 +31,20 @@ def render_reports(
     min_coverage: float | None = None,
     width: int = TABLE_WIDTH,
     color: bool = False,
+    names: Mapping[str, str] | None = None,
+    runids: Sequence[str] | None = None,
 ) -> str:
-    """Every report in one format. JSON is always one `ScoreReports` object (one report or many);
-    TREC lines gain a leading run column when several runs were scored."""
+    """Every report in one format. JSON is always one `ScoreReports` object (one report or many),
+    under canonical names; TREC lines gain a leading run column when several runs were scored.
+    `names` (canonical -> trec_eval's) renames the metrics of tables, TREC lines and CSV, and
+    is what `trec_eval` output prints; `runids` are its `runid` lines (default: the run names)."""
     if fmt == "json":
         return ScoreReports(reports=list(reports)).model_dump_json(indent=2) + "\n"
+    if fmt == "trec_eval":
+        ids = list(runids) if runids is not None else [r.fingerprint.run.name for r in reports]
+        return trec_eval_reports(reports, names or {}, ids, per_query=per_query)
+    if names:
+        reports = [renamed(r, names) for r in reports]
     if fmt == "trec":
         return "".join(trec_lines(r, per_query, run_column=len(reports) > 1) for r in reports)
     if fmt == "csv":
@@ -41,6 +52,18 @@ def render_reports(
     threshold = min_coverage if min_coverage is not None else LOW_COVERAGE
     parts = [score_tables(r, threshold, per_query=per_query) for r in reports]
     return "".join(text(p, width=max(width, TABLE_WIDTH), color=color) for p in parts)
+
+
+def renamed(rep: ScoreReport, names: Mapping[str, str]) -> ScoreReport:
+    """The report with its metrics under other names (`names`; a metric not in it keeps its own)."""
+
+    def name(metric: str) -> str:
+        return names.get(metric, metric)
+
+    per_query = rep.per_query and {q: {name(m): v for m, v in ms.items()} for q, ms in rep.per_query.items()}
+    fp = rep.fingerprint.model_copy(update={"metrics": [name(m) for m in rep.fingerprint.metrics]})
+    update = {"metrics": {name(m): v for m, v in rep.metrics.items()}, "per_query": per_query, "fingerprint": fp}
+    return rep.model_copy(update=update)
 
 
 def trec_lines(rep: ScoreReport, per_query: bool, *, run_column: bool = False) -> str:
@@ -53,7 +76,7 @@ def trec_lines(rep: ScoreReport, per_query: bool, *, run_column: bool = False) -
             for name, qs in measures.items():
                 lines.append(f"{prefix}{name}\t{qid}\t{qs.value:.6f}")
     for name, m in rep.metrics.items():
-        lines.append(f"{prefix}{name}\tall\t{m.mean:.6f}")
+        lines.append(f"{prefix}{name}\tall\t{_fixed(m.mean, 6)}")
     return "\n".join(lines) + "\n"
 
 
@@ -61,7 +84,8 @@ SUMMARY_COLUMNS = ["n", "mean", "sd", "se", "ci_low", "ci_high", "coverage", "bo
 
 
 def _summary_row(s: Summary) -> list[object]:
-    return [s.n, s.mean, s.sd, s.se, *s.ci95, s.coverage, *(s.bounds or ("", ""))]
+    stats = [s.mean, s.sd, s.se, *s.ci95]
+    return [s.n, *("" if math.isnan(x) else x for x in stats), s.coverage, *(s.bounds or ("", ""))]
 
 
 def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
@@ -100,8 +124,8 @@ def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query
     for name, m in rep.metrics.items():
         table.add_row(
             data(name),
-            f"{m.mean:.4f}",
-            f"{m.ci95[0]:.3f}–{m.ci95[1]:.3f}",
+            _fixed(m.mean, 4),
+            _interval(m.ci95),
             "-" if m.weighted_mean is None else f"{m.weighted_mean:.4f}",
             coverage_cell(m.coverage, threshold),
             "-" if m.bounds is None else f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
@@ -151,4 +175,16 @@ def _n(rep: ScoreReport, stratum: str) -> int:
 def _stratum_cell(sub: Summary | None, threshold: float) -> Text:
     if sub is None:
         return Text("-")
-    return Text.assemble(f"{sub.mean:.3f} · ", coverage_cell(sub.coverage, threshold))
+    return Text.assemble(f"{_fixed(sub.mean, 3)} · ", coverage_cell(sub.coverage, threshold))
+
+
+NOT_AVAILABLE = "n/a"
+"""What a table shows for a statistic over zero queries (NaN; null in JSON)."""
+
+
+def _fixed(x: float, digits: int) -> str:
+    return NOT_AVAILABLE if math.isnan(x) else f"{x:.{digits}f}"
+
+
+def _interval(ci: tuple[float, float]) -> str:
+    return NOT_AVAILABLE if math.isnan(ci[0]) else f"{ci[0]:.3f}–{ci[1]:.3f}"

@@ -57,10 +57,15 @@ def t975(df: int) -> float:
 
 
 def summarize(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
-    """Macro mean, sample SD, SE and a Student-t 95% interval clipped to [0, 1]."""
+    """Macro mean, sample SD, SE and a Student-t 95% interval clipped to [0, 1] (to [0, inf) when
+    a value exceeds 1: a count); over zero queries all NaN (null in JSON, n/a in tables), with no
+    coverage and no bounds."""
     values = scores.value[rows]
     n = len(values)
-    mean = float(values.mean()) if n else 0.0
+    if n == 0:
+        nan = math.nan
+        return Summary(n=0, mean=nan, sd=nan, se=nan, ci95=(nan, nan), coverage=None, bounds=None, exact=True)
+    mean = float(values.mean())
     sd = float(values.std(ddof=1)) if n > 1 else 0.0
     se = sd / math.sqrt(n) if n > 1 else 0.0
     half = t975(n - 1) * se if n > 1 else 0.0
@@ -71,11 +76,12 @@ def summarize(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
         mean=mean,
         sd=sd,
         se=se,
-        ci95=(max(0.0, mean - half), min(1.0, mean + half)),  # every measure lies in [0, 1]
+        # clipped to the measure's range: [0, 1], or [0, inf) for counts (NumRet, NumRel, ...)
+        ci95=(max(0.0, mean - half), mean + half if values.max() > 1 else min(1.0, mean + half)),
         coverage=float(cov.mean()) if len(cov) else None,
         bounds=None
-        if n and np.isnan(scores.low[rows]).any()
-        else (float(scores.low[rows].mean()) if n else 0.0, float(scores.high[rows].mean()) if n else 0.0),
+        if np.isnan(scores.low[rows]).any()
+        else (float(scores.low[rows].mean()), float(scores.high[rows].mean())),
         exact=bool(scores.exact[rows].all()),
     )
 

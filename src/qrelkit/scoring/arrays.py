@@ -4,8 +4,10 @@
 a grade >= 0 when labeled, `UNLABELED` (-1) when retrieved but not labeled (never judged, skipped,
 or pooled-but-unjudged), `ABSENT` (-2) past the end of the run. Documents are ranked as trec_eval
 ranks them: by score descending, ties by document id descending in byte order; the rank column of
-a run file is ignored. `RunLists` holds a run as ranked document ids, for pooling, the judging
-queue and coverage.
+a run file is ignored (`score_precision="float32"` first rounds every score to float32, as
+trec_eval 9 and pytrec_eval store them). Grades are stored as codes (`Ranked.levels`), so any
+int32 grade fits; a negative qrels grade is UNLABELED, marked in `Ranked.pooled` for infAP.
+`RunLists` holds a run as ranked document ids, for pooling, the judging queue and coverage.
 """
 
 from __future__ import annotations
@@ -23,6 +25,14 @@ from ..formats.columns import Columns
 UNLABELED = -1
 ABSENT = -2
 
+DENSE_GRADES = 64
+"""Grades 0..DENSE_GRADES (up to the scale's top) keep their own value as their code; any other grade
+(up to 2^31 - 1) gets the next free code, so the arrays grow with the number of distinct grades,
+never with their size."""
+SCORE_PRECISIONS = ("float64", "float32")
+"""How scores are compared: float64 (trec_eval 10) or rounded to float32 first (trec_eval 9.0.x and
+pytrec_eval, which store scores as C floats)."""
+
 IntArray = npt.NDArray[np.int64]
 
 
@@ -32,14 +42,33 @@ class Ranked:
 
     query_ids: list[str]
     grades: npt.NDArray[np.int32]
-    """[queries, depth]: grade, UNLABELED or ABSENT."""
+    """[queries, depth]: grade code (see `levels`), UNLABELED or ABSENT."""
     n_ret: IntArray
     """[queries]: documents retrieved."""
     label_counts: IntArray
-    """[queries, max_grade + 1]: labeled documents of each grade (retrieved or not)."""
+    """[queries, max_grade + 1]: labeled documents of each grade code (retrieved or not)."""
     max_grade: int
+    """The top grade code (`top_grade` is its grade)."""
     run_only: int
     """Queries in the run but not in the evaluated set (ignored, counted)."""
+    levels: IntArray | None = None
+    """[max_grade + 1]: the grade of each code, ascending; None: code = grade (0..max_grade)."""
+    pooled: npt.NDArray[np.bool_] | None = None
+    """[queries, depth]: the UNLABELED documents the qrels list with a negative grade (pooled but
+    not judged: infAP's sample); None: none."""
+
+    @property
+    def grade_values(self) -> IntArray:
+        """The grade of each code."""
+        return self.levels if self.levels is not None else np.arange(self.max_grade + 1, dtype=np.int64)
+
+    @property
+    def top_grade(self) -> int:
+        return int(self.grade_values[-1])
+
+    def code(self, grade: int) -> int:
+        """The smallest code whose grade is at least `grade` (a threshold in code space)."""
+        return int(np.searchsorted(self.grade_values, grade, side="left"))
 
     @property
     def in_run(self) -> npt.NDArray[np.bool_]:
@@ -59,6 +88,8 @@ class Ranked:
             label_counts=self.label_counts[lo:hi],
             max_grade=self.max_grade,
             run_only=self.run_only,
+            levels=self.levels,
+            pooled=None if self.pooled is None else self.pooled[lo:hi],
         )
 
 
@@ -74,12 +105,40 @@ def _doc_key(doc_id: str) -> bytes:
     return doc_id.encode("utf-8")
 
 
+def grade_levels(grades: npt.NDArray[np.int64], max_grade: int | None) -> IntArray | None:
+    """The grade of each code for these (non-negative) grades and the scale's top; None when every
+    grade is its own code (all of them within 0..DENSE_GRADES)."""
+    top = max(max_grade if max_grade is not None else 1, int(grades.max(initial=1)), 1)
+    if top <= DENSE_GRADES:
+        return None
+    dense = np.arange(min(max_grade if max_grade is not None else 1, DENSE_GRADES) + 1, dtype=np.int64)
+    return np.union1d(np.union1d(dense, grades), [top]).astype(np.int64)
+
+
+def _encode(grades: npt.NDArray[np.int64], levels: IntArray | None) -> npt.NDArray[np.int64]:
+    """Grade -> code (grades are all in `levels`; negative grades stay negative)."""
+    if levels is None:
+        return grades
+    return np.where(grades < 0, grades, np.searchsorted(levels, np.maximum(grades, 0)))
+
+
+def rounded_scores(scores: npt.NDArray[np.float64], precision: str) -> npt.NDArray[np.float64]:
+    """Scores as they are compared: float64 as given, or rounded to the nearest float32."""
+    if precision == "float64":
+        return scores
+    if precision == "float32":
+        with np.errstate(over="ignore"):
+            return scores.astype(np.float32).astype(np.float64)
+    raise ScoringError(f"unknown score precision {precision!r}", f"use one of {', '.join(SCORE_PRECISIONS)}")
+
+
 def rank(
     labels: Mapping[str, Mapping[str, int]],
     run: Iterable[tuple[str, str, float]],
     *,
     queries: Iterable[str] | None = None,
     max_grade: int | None = None,
+    score_precision: str = "float64",
 ) -> Ranked:
     """Build `Ranked` from labels (query -> doc -> grade; a negative grade means pooled but not
     judged, i.e. unlabeled) and run rows (query, doc, score).
@@ -89,8 +148,10 @@ def rank(
     """
     qids = list(dict.fromkeys(queries if queries is not None else labels.keys()))
     index = {q: i for i, q in enumerate(qids)}
-    top = max((g for docs in labels.values() for g in docs.values()), default=1)
-    max_grade = max(max_grade if max_grade is not None else 1, top, 1)
+    all_grades = np.array([g for docs in labels.values() for g in docs.values() if g >= 0], dtype=np.int64)
+    levels = grade_levels(all_grades, max_grade)
+    codes = {int(g): int(c) for g, c in zip(all_grades, _encode(all_grades, levels), strict=True)}
+    rounded_scores(np.zeros(0), score_precision)  # refuses an unknown precision before any work
 
     per_query: list[list[tuple[float, bytes, int]]] = [[] for _ in qids]
     run_only: set[str] = set()
@@ -106,30 +167,69 @@ def rank(
         if i is None:
             run_only.add(qid)
             continue
-        grade = labels.get(qid, {}).get(doc_id, UNLABELED)
-        per_query[i].append((score, _doc_key(doc_id), grade if grade >= 0 else UNLABELED))
+        grade = labels.get(qid, {}).get(doc_id)
+        code = UNLABELED if grade is None else (codes[grade] if grade >= 0 else _POOLED)
+        per_query[i].append((_rounded(score, score_precision), _doc_key(doc_id), code))
 
-    depth = max((len(rows) for rows in per_query), default=0)
-    grades = np.full((len(qids), max(depth, 1)), ABSENT, dtype=np.int32)
-    n_ret = np.zeros(len(qids), dtype=np.int64)
-    for i, rows in enumerate(per_query):
-        rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
-        n_ret[i] = len(rows)
-        if rows:
-            grades[i, : len(rows)] = [r[2] for r in rows]
+    grades, n_ret = _sorted_grades(per_query)
+    pooled = grades == _POOLED
+    grades[pooled] = UNLABELED
 
-    counts = np.zeros((len(qids), max_grade + 1), dtype=np.int64)
+    top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(all_grades.max(initial=1)), 1)
+    counts = np.zeros((len(qids), top + 1), dtype=np.int64)
     for q, i in index.items():
         for g in labels.get(q, {}).values():
             if g >= 0:
-                counts[i, g] += 1
+                counts[i, codes[g]] += 1
     return Ranked(
         query_ids=qids,
         grades=grades,
         n_ret=n_ret,
         label_counts=counts,
-        max_grade=max_grade,
+        max_grade=top,
         run_only=len(run_only),
+        levels=levels,
+        pooled=pooled if pooled.any() else None,
+    )
+
+
+def _rounded(score: float, precision: str) -> float:
+    return score if precision == "float64" else float(rounded_scores(np.array([score]), precision)[0])
+
+
+_POOLED = -3
+"""Working code (never stored in `Ranked.grades`) of a document with a negative qrels grade."""
+
+
+def _sorted_grades(per_query: list[list[tuple[float, bytes, int]]]) -> tuple[npt.NDArray[np.int32], IntArray]:
+    """Each query's (score, doc key, code) rows in trec_eval order -> grades [queries, depth], n_ret."""
+    depth = max((len(rows) for rows in per_query), default=0)
+    grades = np.full((len(per_query), max(depth, 1)), ABSENT, dtype=np.int32)
+    n_ret = np.zeros(len(per_query), dtype=np.int64)
+    for i, rows in enumerate(per_query):
+        rows.sort(key=lambda r: (r[0], r[1]), reverse=True)
+        n_ret[i] = len(rows)
+        if rows:
+            grades[i, : len(rows)] = [r[2] for r in rows]
+    return grades, n_ret
+
+
+def condensed(r: Ranked) -> Ranked:
+    """The condensed lists (trec_eval -J, ir_measures `judged_only=True`): every unlabeled document
+    removed, the labeled ones moved up in their order."""
+    keep = r.grades >= 0
+    n_ret = keep.sum(axis=1).astype(np.int64)
+    grades = np.full((len(r.query_ids), max(int(n_ret.max(initial=0)), 1)), ABSENT, dtype=np.int32)
+    rows, cols = np.nonzero(keep)
+    grades[rows, (np.cumsum(keep, axis=1) - 1)[rows, cols]] = r.grades[rows, cols]
+    return Ranked(
+        query_ids=r.query_ids,
+        grades=grades,
+        n_ret=n_ret,
+        label_counts=r.label_counts,
+        max_grade=r.max_grade,
+        run_only=r.run_only,
+        levels=r.levels,
     )
 
 
@@ -225,6 +325,7 @@ def rank_columns(
     queries: list[str] | None = None,
     max_grade: int | None = None,
     run_unique: bool = False,
+    score_precision: str = "float64",
 ) -> Ranked | None:
     """Vectorised `rank`: the same result from columns, or None when a duplicate (or a hash
     collision, verified exactly) needs the exact path to report or resolve it. `run_unique`
@@ -250,8 +351,9 @@ def rank_columns(
     q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
     if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
         return None
-    top = int(q_grade.max(initial=1))
-    max_grade = max(max_grade if max_grade is not None else 1, top, 1)
+    levels = grade_levels(np.unique(q_grade[q_grade >= 0]), max_grade)
+    q_grade = _encode(q_grade, levels)
+    top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
 
     # run: codes (rows of queries outside the evaluated set get the dummy code n_q), join
     n_q = len(qids)
@@ -261,7 +363,7 @@ def rank_columns(
     r_code = to_eval[np.where(outside, 0, rq)] if n_q else np.zeros(len(rq), np.int64)
     r_code[outside] = n_q
     del rq, outside
-    r_score = np.asarray(run.value, dtype=np.float64)
+    r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
     r_key = r_code.astype(np.uint64)
     r_key *= _MIX
     r_key += run_hash
@@ -284,7 +386,7 @@ def rank_columns(
         rows, pos = cand[hit], pos[hit]
         if not (q_doc[pos] == run.doc[rows]).all() or not (q_code[pos] == r_code[rows]).all():
             return None
-        r_grade[rows] = np.where(q_grade[pos] < 0, UNLABELED, q_grade[pos])
+        r_grade[rows] = np.where(q_grade[pos] < 0, _POOLED, q_grade[pos])
     del r_key
 
     # rank: score descending, ties by doc id descending (bytes)
@@ -311,8 +413,10 @@ def rank_columns(
     if inside:
         position = np.arange(inside) - first[s_code[:inside]]
         grades[s_code[:inside], position] = r_grade[:inside] if srt is None else r_grade[srt[:inside]]
+    pooled = grades == _POOLED
+    grades[pooled] = UNLABELED
 
-    counts = np.zeros((n_q, max_grade + 1), dtype=np.int64)
+    counts = np.zeros((n_q, top + 1), dtype=np.int64)
     labeled = q_grade >= 0
     np.add.at(counts, (q_code[labeled], q_grade[labeled]), 1)
     return Ranked(
@@ -320,6 +424,8 @@ def rank_columns(
         grades=grades,
         n_ret=n_ret,
         label_counts=counts,
-        max_grade=max_grade,
+        max_grade=top,
         run_only=run_only,
+        levels=levels,
+        pooled=pooled if pooled.any() else None,
     )

@@ -24,10 +24,12 @@ from ..models import (
 from .aggregate import strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
 from .kernels import Scores, compute
-from .measures import DEFAULT_METRICS, Measure, parse_measures
+from .measures import DEFAULT_METRICS, Measure, parse_measure, parse_measures
 
 QrelsLike = Mapping[str, Mapping[str, int]] | Iterable[Label]
 RunLike = Mapping[str, Mapping[str, float]] | Iterable[tuple[str, str, float]]
+MetricsLike = str | Sequence[str | Measure]
+"""Measure names (`"nDCG@10,AP"`), or a sequence of names and `Measure` objects."""
 
 
 @dataclass
@@ -63,8 +65,9 @@ class Evaluation:
     def counts(self) -> QueryCounts:
         r = self.ranked
         default_t = self.relevance_threshold
-        thresholds = {m.threshold(default_t) for m in self.measures if m.family != "nDCG"} or {default_t}
-        t = min(thresholds)
+        binary = [m for m in self.measures if any(p.name == "rel" for p in m.spec.params)]
+        thresholds = {m.threshold(default_t) for m in binary} or {default_t}
+        t = r.code(min(thresholds))
         no_rel = int((r.label_counts[:, t:].sum(axis=1) == 0).sum()) if t <= r.max_grade else len(r.query_ids)
         return QueryCounts(
             evaluated=len(r.query_ids),
@@ -119,29 +122,22 @@ def _nan_to_none(x: float) -> float | None:
 
 
 def _qrels_columns(qrels: QrelsLike) -> tuple[Columns, list[str]]:
-    rows: list[tuple[str, str, float]]
-    if isinstance(qrels, Mapping):
-        rows = [(str(q), str(d), int(g)) for q, docs in qrels.items() for d, g in docs.items()]
-        queries = [str(q) for q in qrels]
-    else:
-        labels = list(qrels)
-        rows = [(lab.query_id, lab.doc_id, lab.grade) for lab in labels]
-        queries = list(dict.fromkeys(lab.query_id for lab in labels))
+    from ..formats.records import qrels_rows  # dicts, Labels, ir_measures Qrel and plain tuples
+
+    rows, queries = qrels_rows(qrels)
     return Columns.from_rows(rows, integer=True), queries
 
 
 def _run_columns(run: RunLike) -> Columns:
-    if isinstance(run, Mapping):
-        rows = [(str(q), str(d), float(s)) for q, docs in run.items() for d, s in docs.items()]
-    else:
-        rows = [(r[0], r[1], float(r[2])) for r in run]
-    return Columns.from_rows(rows)
+    from ..formats.records import run_rows  # dicts, ir_measures ScoredDoc and plain tuples
+
+    return Columns.from_rows(run_rows(run))
 
 
 def evaluate(
     qrels: QrelsLike,
     run: RunLike,
-    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    metrics: MetricsLike = DEFAULT_METRICS,
     *,
     queries: Sequence[str] | None = None,
     strata: Mapping[str, str] | None = None,
@@ -149,12 +145,13 @@ def evaluate(
     relevance_threshold: int = 1,
     max_grade: int | None = None,
     bounds: bool = True,
+    score_precision: str = "float64",
 ) -> Evaluation:
     """Score `run` against `qrels` with trec_eval semantics, plus judged coverage and bounds.
 
     :param qrels: query -> doc -> grade (a negative grade means pooled but not judged), or labels.
     :param run: query -> doc -> score, or (query, doc, score) rows.
-    :param metrics: measure names such as ``"nDCG@10,R@50,RR"``.
+    :param metrics: measure names such as ``"nDCG@10,R@50,RR"`` (or `Measure` objects).
     :param queries: the evaluated query set (default: the queries of `qrels`); a query absent from
         the run scores 0, a run query outside the set is ignored.
     :param strata: query -> stratum, for per-stratum and traffic-weighted aggregates.
@@ -163,6 +160,9 @@ def evaluate(
     :param max_grade: top of the grade scale (default: the highest grade in `qrels`); bounds let
         unlabeled documents take any grade up to it.
     :param bounds: compute bounds (False skips them; they are then NaN, null in reports).
+    :param score_precision: ``"float64"`` ranks by the scores as given (trec_eval 10);
+        ``"float32"`` rounds them to float32 first, as trec_eval 9.0.x and pytrec_eval do, so
+        scores that differ only past float32 precision tie (and the tie goes by document id).
     """
     qrels_columns, qrels_queries = _qrels_columns(qrels)
     return evaluate_columns(
@@ -175,13 +175,24 @@ def evaluate(
         relevance_threshold=relevance_threshold,
         max_grade=max_grade,
         bounds=bounds,
+        score_precision=score_precision,
     )
+
+
+def _measures(metrics: MetricsLike) -> list[Measure]:
+    if isinstance(metrics, str) or all(isinstance(m, str) for m in metrics):
+        return parse_measures(metrics if isinstance(metrics, str) else [str(m) for m in metrics])
+    measures = [m if isinstance(m, Measure) else parse_measure(m) for m in metrics]
+    names = [m.name for m in measures]
+    if len(set(names)) != len(names):
+        raise ScoringError("the same measure is given twice", "give each measure once")
+    return measures
 
 
 def evaluate_columns(
     qrels: Columns,
     run: Columns,
-    metrics: str | Sequence[str] = DEFAULT_METRICS,
+    metrics: MetricsLike = DEFAULT_METRICS,
     *,
     queries: Sequence[str] | None = None,
     strata: Mapping[str, str] | None = None,
@@ -192,10 +203,11 @@ def evaluate_columns(
     run_hash: npt.NDArray[np.uint64] | None = None,
     run_unique: bool = False,
     bounds: bool = True,
+    score_precision: str = "float64",
 ) -> Evaluation:
     """`evaluate` over columns (what the fast TREC parser returns); same semantics.
-    `bounds=False` skips the bounds (reported as null)."""
-    measures = parse_measures(metrics if isinstance(metrics, str) else list(metrics))
+    `bounds=False` skips the bounds (reported as null); `score_precision` as in `evaluate`."""
+    measures = _measures(metrics)
     if relevance_threshold < 1:
         raise ScoringError("the relevance threshold must be at least 1")
     query_list = list(queries) if queries is not None else None
@@ -207,13 +219,14 @@ def evaluate_columns(
         queries=query_list,
         max_grade=max_grade,
         run_unique=run_unique,
+        score_precision=score_precision,
     )
     if ranked is None:  # a duplicate or a hash collision: the exact path reports or resolves it
         labels: dict[str, dict[str, int]] = {}
         for q, d, g in zip(qrels.query, qrels.doc, qrels.value, strict=True):
             labels.setdefault(q.decode(), {})[d.decode()] = int(g)
         rows = ((q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True))
-        ranked = rank(labels, rows, queries=query_list, max_grade=max_grade)
+        ranked = rank(labels, rows, queries=query_list, max_grade=max_grade, score_precision=score_precision)
     scores = {}
     for i, m in enumerate(measures):
         progress.report("computing measures", i, len(measures))

@@ -17,31 +17,67 @@ each with any grade 0..max_grade (R and the ideal DCG change with them).
   bounds are a sound outer interval [DCG_min / IDCG_max, min(1, DCG_max / IDCG_min)] that always
   contains the exact one, flagged `exact = False`.
 
-`KERNELS` maps each family declared in `measures.SPECS` to its value function and its
-value-with-bounds function; `compute` looks the family up there.
+Grades reach the kernels as codes (`Ranked.levels`) and thresholds as the code of the threshold
+grade, so any int32 grade works; gains are taken from the grades themselves (`gains_of`).
+
+Coverage is measured over each family's window (`Kernel.window`, described in
+`MeasureSpec.coverage`): the retrieved documents whose label can change the value. RR and
+Success stop at the first relevant document; the cutoff families read the top k.
+
+`judged_only=True` (trec_eval -J) computes the value over the condensed list
+(`arrays.condensed`); its coverage and bounds stay those of the full list, which is what the
+value becomes once every retrieved document is labeled (the condensed value itself can lie
+outside them: it is an estimate, not a completion).
+
+`KERNELS` maps each family declared in `measures.SPECS` to its value function, its
+value-with-bounds function and its coverage window; `compute` looks the family up there. The
+count, set and judged-only families are in `kernels_sets`, DCG, ERR and RBP in `kernels_graded`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations_with_replacement
 from math import comb
-from typing import NamedTuple, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ScoringError
-from .arrays import ABSENT, UNLABELED, Ranked
+from .arrays import ABSENT, UNLABELED, Ranked, condensed
+from .kernel_base import (
+    BoolArray,
+    Bounded,
+    FloatArray,
+    IntArray,
+    Kernel,
+    Window,
+    coverage_within,
+    cutoff_lengths,
+    exact,
+    first,
+    gains_of,
+    relevant_total,
+    safe_div,
+    to_first,
+    undeclared,
+)
+from .kernel_base import window as _window
+from .kernels_graded import KERNELS as GRADED_KERNELS
+from .kernels_sets import KERNELS as SET_KERNELS
 from .measures import Measure
 
 NDCG_EXACT_LIMIT = 4096
 """Largest number of grade multisets enumerated per query for exact nDCG bounds."""
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
+_safe_div = safe_div
+_gains = gains_of
+_relevant_total = relevant_total
+_first = first
+_exact = exact
+_undeclared = undeclared
 
 
 @dataclass(frozen=True)
@@ -50,33 +86,21 @@ class Scores:
 
     value: FloatArray
     coverage: FloatArray
-    """Fraction of the retrieved documents in the window that carry a label; NaN if none retrieved."""
+    """Fraction of the retrieved documents in the measure's coverage window (the ranks whose label
+    can change the value, `MeasureSpec.coverage`) that carry a label; NaN if none retrieved."""
     low: FloatArray
     high: FloatArray
     exact: BoolArray
 
 
-def _window(r: Ranked, k: int | None) -> npt.NDArray[np.int32]:
-    return r.grades if k is None else r.grades[:, : min(k, r.depth)]
-
-
-def _safe_div(num: FloatArray, den: FloatArray) -> FloatArray:
-    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
 def coverage(r: Ranked, k: int | None) -> FloatArray:
+    """The labeled fraction of the retrieved documents in the top k (the whole run without k)."""
     w = _window(r, k)
     retrieved = (w != ABSENT).sum(axis=1)
     labeled = (w >= 0).sum(axis=1)
     out = np.full(len(r.query_ids), np.nan)
     np.divide(labeled, retrieved, out=out, where=retrieved > 0)
     return out
-
-
-def _relevant_total(r: Ranked, t: int) -> npt.NDArray[np.int64]:
-    return r.label_counts[:, t:].sum(axis=1) if t <= r.max_grade else np.zeros(len(r.query_ids), np.int64)
 
 
 def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -101,13 +125,6 @@ def recall(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArra
     unl = (w == UNLABELED).sum(axis=1)
     value = _safe_div(rel, big_r)
     return value, value, _safe_div(rel + unl, big_r + unl)
-
-
-def _first(mask: BoolArray) -> FloatArray:
-    """1 / rank of the first True per row, 0 if none."""
-    any_ = mask.any(axis=1)
-    first = mask.argmax(axis=1) + 1
-    return np.where(any_, 1.0 / first, 0.0)
 
 
 def reciprocal_rank(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -168,11 +185,6 @@ def r_precision(r: Ranked, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
 # -- nDCG ---------------------------------------------------------------------------------------
 
 
-def _gains(max_grade: int, kind: str) -> FloatArray:
-    g = np.arange(max_grade + 1, dtype=np.float64)
-    return g if kind == "linear" else np.exp2(g) - 1.0
-
-
 def _cum_discount(n: int) -> FloatArray:
     """D[i] = sum of 1/log2(j + 1) for j = 1..i."""
     return np.concatenate([[0.0], np.cumsum(1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64)))])
@@ -183,7 +195,9 @@ def _ideal(counts: npt.NDArray[np.int64], gains: FloatArray, k: int | None, cum:
     limit = counts.sum(axis=-1) if k is None else np.full(counts.shape[:-1], k)
     start = np.zeros(counts.shape[:-1], dtype=np.int64)
     total = np.zeros(counts.shape[:-1], dtype=np.float64)
-    for g in range(counts.shape[-1] - 1, 0, -1):
+    for g in np.argsort(-gains[: counts.shape[-1]], kind="stable"):
+        if gains[g] <= 0:
+            break
         end = start + counts[..., g]
         total += gains[g] * (cum[np.minimum(end, limit)] - cum[np.minimum(start, limit)])
         start = end
@@ -197,10 +211,11 @@ def _multisets(u: int, max_grade: int) -> npt.NDArray[np.int64]:
     return np.array(rows, dtype=np.int64).reshape(len(rows), u)
 
 
-def ndcg(r: Ranked, k: int | None, gain: str) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+def ndcg(r: Ranked, m: Measure) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+    k = m.cutoff
     w = _window(r, k)
     n, width = w.shape
-    gains = _gains(r.max_grade, gain)
+    gains = _gains(r, m)
     cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + width + 1)
     disc = 1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64))
     labeled_gain = np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0)
@@ -218,8 +233,8 @@ def ndcg(r: Ranked, k: int | None, gain: str) -> tuple[FloatArray, FloatArray, F
         # discounts at the unlabeled positions, in rank order (= descending discount)
         unl_disc = -np.sort(-np.where(unl[rows], disc, -1.0), axis=1)[:, :u]
         if comb(u + top, top) <= NDCG_EXACT_LIMIT:
-            ms = _multisets(u, top)  # [M, u], descending
-            g_desc = gains[ms]
+            ms = _multisets(u, top)  # [M, u]
+            g_desc = -np.sort(-gains[ms], axis=1)  # each multiset's gains, largest first
             dcg_max = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc, unl_disc)
             dcg_min = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc[:, ::-1], unl_disc)
             ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
@@ -233,9 +248,10 @@ def ndcg(r: Ranked, k: int | None, gain: str) -> tuple[FloatArray, FloatArray, F
             low[rows] = _safe_div(dcg_min, ideal).min(axis=1)
         else:
             extra = np.zeros_like(r.label_counts[rows])
-            extra[:, top] = u
+            best = int(np.argmax(gains))
+            extra[:, best] = u
             ideal_max = _ideal(r.label_counts[rows] + extra, gains, k, cum)
-            dcg_max = dcg[rows] + gains[top] * unl_disc.sum(axis=1)
+            dcg_max = dcg[rows] + max(gains[best], 0.0) * unl_disc.sum(axis=1)
             low[rows] = _safe_div(dcg[rows], ideal_max)
             high[rows] = np.where(idcg[rows] > 0, np.minimum(1.0, _safe_div(dcg_max, idcg[rows])), 1.0)
             exact[rows] = False
@@ -272,39 +288,26 @@ def _compute(r: Ranked, m: Measure, default_threshold: int, bounds: bool) -> Sco
     kernel = KERNELS.get(m.family)
     if kernel is None:
         raise _undeclared(m)
-    t = m.threshold(default_threshold)
+    t = r.code(m.threshold(default_threshold))
+    full = replace(m, judged_only=False)
     if bounds:
-        value, low, high, exact = kernel.bounded(r, m, t)
+        value, low, high, is_exact = kernel.bounded(r, full, t)
     else:
-        value = kernel.value(r, m, t)
+        value = kernel.value(r, full, t)
         low = high = np.full(len(value), np.nan)
-        exact = np.ones(len(value), dtype=bool)
-    return Scores(value=value, coverage=coverage(r, m.cutoff), low=low, high=high, exact=exact)
-
-
-def _undeclared(m: Measure) -> ScoringError:
-    return ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
+        is_exact = np.ones(len(value), dtype=bool)
+    if m.judged_only:  # the condensed list's value; coverage and bounds stay the full list's
+        value = kernel.value(condensed(r), full, t)
+    lengths = kernel.window(r, full, t) if kernel.window is not None else cutoff_lengths(r, m.cutoff)
+    return Scores(value=value, coverage=coverage_within(r, lengths), low=low, high=high, exact=is_exact)
 
 
 # -- the kernel table ---------------------------------------------------------------------------
 
-Bounded = tuple[FloatArray, FloatArray, FloatArray, BoolArray]
-"""Per query: value, low, high, and whether the bounds are exact."""
-
-
-class Kernel(NamedTuple):
-    """How to compute one family, with the uniform signature (ranked, measure, threshold)."""
-
-    value: Callable[[Ranked, Measure, int], FloatArray]
-    """The standard value alone, skipping the bound computations."""
-    bounded: Callable[[Ranked, Measure, int], Bounded]
-    """The value with its bounds."""
-
-
 _AtK = Callable[[Ranked, int, int], tuple[FloatArray, FloatArray, FloatArray]]
 
 
-def _at_k(kernel: _AtK) -> Kernel:
+def _at_k(kernel: _AtK, window: Window | None = None) -> Kernel:
     """A family whose cutoff is required and whose value comes with its bounds at no extra cost."""
 
     def bounded(r: Ranked, m: Measure, t: int) -> Bounded:
@@ -312,16 +315,12 @@ def _at_k(kernel: _AtK) -> Kernel:
             raise _undeclared(m)
         return _exact(*kernel(r, m.cutoff, t))
 
-    return Kernel(value=lambda r, m, t: bounded(r, m, t)[0], bounded=bounded)
-
-
-def _exact(value: FloatArray, low: FloatArray, high: FloatArray) -> Bounded:
-    return value, low, high, np.ones(len(value), dtype=bool)
+    return Kernel(value=lambda r, m, t: bounded(r, m, t)[0], bounded=bounded, window=window)
 
 
 def _ndcg_value(r: Ranked, m: Measure, _t: int) -> FloatArray:
     w = _window(r, m.cutoff)
-    gains = _gains(r.max_grade, m.gain)
+    gains = _gains(r, m)
     disc = 1.0 / np.log2(np.arange(2, w.shape[1] + 2, dtype=np.float64))
     dcg = (np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0) * disc).sum(axis=1)
     cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + w.shape[1] + 1)
@@ -348,14 +347,20 @@ def _rr_value(r: Ranked, m: Measure, t: int) -> FloatArray:
     return _first(_window(r, m.cutoff) >= t)
 
 
+def _to_first_relevant(r: Ranked, m: Measure, t: int) -> IntArray:
+    return to_first(r.grades >= t, m.cutoff)
+
+
 KERNELS: Mapping[str, Kernel] = {
     "P": _at_k(precision),
     "R": _at_k(recall),
-    "Success": _at_k(success),
-    "RR": Kernel(_rr_value, lambda r, m, t: _exact(*reciprocal_rank(r, m.cutoff, t))),
-    "nDCG": Kernel(_ndcg_value, lambda r, m, _t: ndcg(r, m.cutoff, m.gain)),
+    "Success": _at_k(success, _to_first_relevant),
+    "RR": Kernel(_rr_value, lambda r, m, t: _exact(*reciprocal_rank(r, m.cutoff, t)), _to_first_relevant),
+    "nDCG": Kernel(_ndcg_value, lambda r, m, _t: ndcg(r, m)),
     "AP": Kernel(_ap_value, lambda r, m, t: _exact(*average_precision(r, m.cutoff, t))),
     "Rprec": Kernel(_rprec_value, lambda r, _m, t: _exact(*r_precision(r, t))),
     "Judged": _at_k(lambda r, k, _t: judged(r, k)),
+    **SET_KERNELS,
+    **GRADED_KERNELS,
 }
 """Family -> its kernel: the one dispatch on family (`measures.SPECS` declares the families)."""

@@ -15,12 +15,9 @@ No numpy here: the CLI imports this module to check measure names cheaply.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-
-from ..errors import ScoringError
 
 
 class CutoffRule(Enum):
@@ -47,6 +44,12 @@ REL = Param("rel", "N (N >= 1)", lambda v: v.isdigit() and int(v) >= 1)
 GAINS = ("linear", "exp")
 GAIN = Param("gain", "exp|linear", lambda v: v in GAINS)
 """nDCG's gain: `linear` (gain = grade, the default, as trec_eval) or `exp` (2^grade - 1)."""
+JUDGED_ONLY = Param("judged_only", "True|False", lambda v: v.strip().lower() in ("true", "false", "1", "0"))
+"""Score the condensed list (trec_eval -J): unlabeled documents removed before computing."""
+PERSISTENCE = Param("p", "0 < p < 1", lambda v: v.replace(".", "", 1).isdigit() and 0 < float(v) < 1)
+"""RBP's persistence (default 0.8, as ir_measures)."""
+GAIN_MAP = Param("gains", "{grade:gain,...}", lambda v: v.strip().startswith("{") and v.strip().endswith("}"))
+"""A gain per grade for nDCG/DCG; a grade left out keeps its grade as gain (as ir_measures)."""
 
 
 @dataclass(frozen=True)
@@ -65,53 +68,194 @@ class MeasureSpec:
     implied_cutoff: str = ""
     """What stands in for a forbidden cutoff, named in the error (`R` for Rprec)."""
     params: tuple[Param, ...] = ()
+    coverage: str = "the top k (the whole run without a cutoff)"
+    """Its coverage window: the retrieved documents whose label can change the value (coverage is
+    the labeled fraction of them)."""
+    bounds: str = "exact: the extremes over every labeling of the unlabeled documents in the window"
+    """What its bounds are, or why it has none."""
 
     @property
     def names(self) -> tuple[str, ...]:
         return (self.family, *self.aliases)
 
 
+_TO_FIRST = "the ranks up to and including the first relevant document (all of the top k when none is)"
+_WHOLE = "the whole run"
+_NONE = "none: no label changes it (coverage n/a)"
+_BINARY = (REL, JUDGED_ONLY)
+
 SPECS: Mapping[str, MeasureSpec] = {
     spec.family: spec
     for spec in (
-        MeasureSpec("P", "precision at k", "P_k", cutoff=CutoffRule.REQUIRED, params=(REL,)),
-        MeasureSpec("R", "recall at k", "recall_k", aliases=("Recall",), cutoff=CutoffRule.REQUIRED, params=(REL,)),
+        MeasureSpec("P", "precision at k", "P_k", cutoff=CutoffRule.REQUIRED, params=_BINARY),
+        MeasureSpec(
+            "R",
+            "recall at k",
+            "recall_k",
+            aliases=("Recall",),
+            cutoff=CutoffRule.REQUIRED,
+            params=_BINARY,
+            coverage="the top k (a relevant document below k would also raise R; the bounds leave those out too)",
+        ),
         MeasureSpec(
             "Success",
             "1 if a relevant document is in the top k",
             "success_k",
             aliases=("Hit",),
             cutoff=CutoffRule.REQUIRED,
-            params=(REL,),
+            params=_BINARY,
+            coverage=_TO_FIRST,
         ),
         MeasureSpec(
             "RR",
             "reciprocal rank of the first relevant document (RR@k: in the top k)",
             "recip_rank",
             aliases=("MRR",),
-            params=(REL,),
+            params=_BINARY,
+            coverage=_TO_FIRST,
         ),
         MeasureSpec(
             "nDCG",
-            "graded nDCG, gain = grade (gain=exp: 2^grade - 1), discount log2(rank + 1)",
+            "graded nDCG, gain = grade (gain=exp: 2^grade - 1; gains={g:v}: a map), discount log2(rank + 1)",
             "ndcg, ndcg_cut_k",
             aliases=("NDCG", "ndcg"),
-            params=(GAIN,),
+            params=(GAIN, GAIN_MAP, JUDGED_ONLY),
+            bounds="exact up to 4,096 grade multisets per query, else a sound outer interval (flagged)",
         ),
         MeasureSpec(
             "AP",
             "average precision, divided by all relevant documents R",
             "map, map_cut_k",
             aliases=("MAP",),
-            params=(REL,),
+            params=_BINARY,
         ),
         MeasureSpec(
-            "Rprec", "precision at rank R", "Rprec", cutoff=CutoffRule.FORBIDDEN, implied_cutoff="R", params=(REL,)
+            "Rprec",
+            "precision at rank R",
+            "Rprec",
+            cutoff=CutoffRule.FORBIDDEN,
+            implied_cutoff="R",
+            params=_BINARY,
+            coverage=_WHOLE + " (R moves with every label)",
         ),
         MeasureSpec(
             "Judged",
             "fraction of the top k retrieved that carry a label (ir_measures Judged@k)",
             cutoff=CutoffRule.REQUIRED,
+        ),
+        MeasureSpec(
+            "NumRet",
+            "documents retrieved; NumRet(rel=N): relevant ones, as ir_measures (trec_eval's `all` row sums"
+            " the counts; qrelkit's mean is per query)",
+            "num_ret",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_NONE + "; with rel=N the whole run",
+        ),
+        MeasureSpec(
+            "NumRel",
+            "relevant documents R, retrieved or not",
+            "num_rel",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=(REL,),
+            coverage=_WHOLE,
+            bounds="[R, R + unlabeled retrieved]",
+        ),
+        MeasureSpec(
+            "NumRelRet",
+            "relevant documents retrieved (ir_measures NumRet(rel=N))",
+            "num_rel_ret",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "NumQ",
+            "1 per evaluated query (trec_eval's `all` row: the number of queries)",
+            "num_q",
+            cutoff=CutoffRule.FORBIDDEN,
+            coverage=_NONE,
+        ),
+        MeasureSpec(
+            "SetP",
+            "precision of the whole retrieved set",
+            "set_P",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "SetR",
+            "recall of the whole retrieved set",
+            "set_recall",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "SetF",
+            "F1 of the whole retrieved set: 2PR / (P + R)",
+            "set_F",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "Bpref",
+            "binary preference: per relevant document, 1 - min(judged nonrelevant above, R) / min(N, R); / R",
+            "bpref",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+            bounds="none: a new label moves R or N, which rescales every term, so no uniform completion is extreme",
+        ),
+        MeasureSpec(
+            "infAP",
+            "trec_eval's inferred AP: a negative qrels grade is pooled but unjudged, a document outside the"
+            " qrels is unpooled",
+            "infAP",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+            bounds="none: an estimator of AP under sampled judgments, its value is not a function of one labeling",
+        ),
+        MeasureSpec(
+            "IPrec",
+            "interpolated precision at recall level x (IPrec@0.1): the best precision once floor(x R + 0.9)"
+            " relevant documents are reached (trec_eval 9; trec_eval 10 rounds x R)",
+            "iprec_at_recall_x",
+            cutoff=CutoffRule.REQUIRED,
+            params=_BINARY,
+            coverage=_WHOLE,
+            bounds="none: a new relevant label moves R and with it the rank where level x is reached",
+        ),
+        MeasureSpec(
+            "IPrec11pt",
+            "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1",
+            "11pt_avg",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+            bounds="none, as IPrec",
+        ),
+        MeasureSpec(
+            "DCG",
+            "raw DCG: sum of gain / log2(rank + 1), gain as nDCG's (ir_measures nDCG without the ideal)",
+            params=(GAIN, GAIN_MAP, JUDGED_ONLY),
+            bounds="exact: every unlabeled document in the window at the lowest gain, or at the highest",
+        ),
+        MeasureSpec(
+            "ERR",
+            "expected reciprocal rank: stop at rank r with (2^g - 1) / 2^g_max, g_max the scale's top grade",
+            params=(JUDGED_ONLY,),
+            bounds="exact: every unlabeled document in the window at grade 0, or at the top grade",
+        ),
+        MeasureSpec(
+            "RBP",
+            "rank-biased precision (1 - p) sum p^(rank-1) over relevant documents, p = 0.8 unless given",
+            params=(REL, PERSISTENCE, JUDGED_ONLY),
+            bounds="[RBP, RBP + residual]: the weight of the unlabeled documents retrieved plus that of the ranks"
+            " past the end of the run (up to k), as rbp_eval reports",
         ),
     )
 }
@@ -121,14 +265,6 @@ _BY_NAME = {name: spec for spec in SPECS.values() for name in spec.names}
 """Every accepted family name and alias -> its declaration."""
 
 DEFAULT_METRICS = ("nDCG@10", "R@50", "RR", "P@10", "AP", "Success@3", "Judged@10")
-
-_PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<k>\d+))?$")
-HINT = "write measures as NAME[(param=value)][@k], e.g. nDCG@10, P(rel=2)@5, RR, AP, R@50"
-PARAM_HINT = "; ".join(
-    f"{p.name}={p.form} for {', '.join(s.family for s in SPECS.values() if p in s.params)}"
-    for p in dict.fromkeys(p for spec in SPECS.values() for p in spec.params)
-)
-"""Which parameters which families take, from the registry."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +277,16 @@ class Measure:
     rel: int | None = None
     """Relevance threshold for binary families; None uses the golden set's."""
     gain: str = "linear"
+    judged_only: bool = False
+    """Score the condensed list: unlabeled documents removed from the ranking first (trec_eval -J,
+    ir_measures `judged_only=True`)."""
+    p: float | None = None
+    """RBP's persistence (the probability of going on to the next rank)."""
+    gains: tuple[tuple[int, float], ...] | None = None
+    """A custom gain per grade for nDCG/DCG (ir_measures `gains={0:0,1:1,2:3}`), sorted by grade;
+    None: the `gain` rule."""
+    level: float | None = None
+    """A recall level in [0, 1] (IPrec@0.1: interpolated precision at recall 0.1)."""
     spelled: str = field(default="", compare=False)
     """The name as the user wrote it (for error messages only)."""
 
@@ -152,7 +298,15 @@ class Measure:
             params.append(f"rel={self.rel}")
         if self.gain != "linear":
             params.append(f"gain={self.gain}")
+        if self.gains is not None:
+            params.append("gains={" + ",".join(f"{g}:{_number(v)}" for g, v in self.gains) + "}")
+        if self.judged_only:
+            params.append("judged_only=True")
+        if self.p is not None:
+            params.append(f"p={_number(self.p)}")
         text = self.family + (f"({','.join(params)})" if params else "")
+        if self.level is not None:
+            return f"{text}@{_number(self.level)}"
         return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
     @property
@@ -163,69 +317,19 @@ class Measure:
         return self.rel if self.rel is not None else default
 
 
+def _number(x: float) -> str:
+    """A parameter in a name: short (`0.9`, `3`), yet never two values under one name."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
+
+
 MAX_CUTOFF = 1_000_000_000
 """The largest cutoff accepted (a run deeper than this cannot be read on one machine anyway)."""
 
 
-def _check_cutoff(spec: MeasureSpec, cutoff: int | None, spelled: str) -> None:
-    if cutoff is not None and cutoff < 1:
-        raise ScoringError(f"{spelled}: the cutoff must be at least 1", HINT)
-    if cutoff is not None and cutoff > MAX_CUTOFF:
-        raise ScoringError(f"{spelled}: the cutoff is larger than {MAX_CUTOFF:,}", HINT)
-    if spec.cutoff is CutoffRule.REQUIRED and cutoff is None:
-        raise ScoringError(f"{spelled} needs a cutoff, e.g. {spec.family}@10", HINT)
-    if spec.cutoff is CutoffRule.FORBIDDEN and cutoff is not None:
-        because = f" (its cutoff is {spec.implied_cutoff})" if spec.implied_cutoff else ""
-        raise ScoringError(f"{spec.family} takes no cutoff{because}", HINT)
-
-
-def _parse_params(spec: MeasureSpec, text: str, spelled: str) -> dict[str, str]:
-    """Parameter name -> value; a parameter the family does not take, or a bad value, is refused."""
-    accepted = {p.name: p for p in spec.params}
-    given: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        key, _, value = part.partition("=")
-        key, value = key.strip(), value.strip()
-        param = accepted.get(key)
-        if param is None or not param.accepts(value):
-            raise ScoringError(f"{spelled}: parameter {part!r} is not accepted", PARAM_HINT)
-        given[key] = value
-    return given
-
-
-def parse_measure(text: str) -> Measure:
-    """Parse one measure name; unknown names and bad parameters raise `ScoringError`."""
-    spelled = text.strip()
-    m = _PATTERN.match(spelled)
-    spec = _BY_NAME.get(m.group("name")) if m else None
-    if m is None or spec is None:
-        raise ScoringError(f"unknown measure {spelled!r}", HINT)
-    cutoff = int(m.group("k")) if m.group("k") else None
-    _check_cutoff(spec, cutoff, spelled)
-    given = _parse_params(spec, m.group("params") or "", spelled)
-    rel = int(given["rel"]) if "rel" in given else None
-    return Measure(spec.family, cutoff, rel, given.get("gain", "linear"), spelled)
-
-
-def _items(texts: str | Iterable[str]) -> list[str]:
-    return [t for t in (texts.split(",") if isinstance(texts, str) else texts) if t.strip()]
-
-
-def parse_measures(texts: str | Iterable[str]) -> list[Measure]:
-    """Parse a comma-separated list (or a sequence) of measure names; the same measure written
-    twice (`MAP,AP`) is refused."""
-    measures = [parse_measure(t) for t in _items(texts)]
-    if not measures:
-        raise ScoringError("no measures given", HINT)
-    seen: dict[str, str] = {}
-    for m in measures:
-        if m.name in seen:
-            raise ScoringError(f"{m.spelled} and {seen[m.name]} are the same measure", HINT)
-        seen[m.name] = m.spelled
-    return measures
-
-
-def canonical_names(texts: str | Iterable[str]) -> list[str]:
-    """The canonical names of the measures in a comma-separated list (or a sequence), in order,
-    each once: for merging a user's list with extra measures, where a repeat is no error."""
-    return list(dict.fromkeys(parse_measure(t).name for t in _items(texts)))
+# The parser lives in `names` (ir_measures and trec_eval spellings); imported last, as it reads SPECS.
+from .names import HINT as HINT  # noqa: E402
+from .names import PARAM_HINT as PARAM_HINT  # noqa: E402
+from .names import canonical_names as canonical_names  # noqa: E402
+from .names import parse_measure as parse_measure  # noqa: E402
+from .names import parse_measures as parse_measures  # noqa: E402

@@ -66,6 +66,7 @@ def score_run(
         run_hash=run.doc_hash,
         run_unique=True,  # both readers refuse duplicate (query, doc) pairs
         bounds=bounds,
+        score_precision=plan.score_precision,
     )
     fingerprint = Fingerprint(
         golden=source.golden,
@@ -73,7 +74,7 @@ def score_run(
         run=FileFingerprint(name=name or path.name, sha256=run.sha256),
         metrics=[m.name for m in ev.measures],
         relevance_threshold=scale.relevance_threshold,
-        max_grade=ev.ranked.max_grade,
+        max_grade=ev.ranked.top_grade,
         qrelkit_version=__version__,
     )
     report = ev.report(fingerprint, per_query=per_query)
@@ -107,3 +108,45 @@ def coverage_violations(reports: Sequence[ScoreReport], threshold: float) -> lis
                 if sub.coverage is not None and sub.coverage < threshold:
                     found.append(f"{rep.fingerprint.run.name}: {name} ({s}) {sub.coverage:.3f}")
     return found
+
+
+TREC_EVAL_COUNTS = ("num_ret", "num_rel", "num_rel_ret")
+"""What trec_eval always prints beside `runid` and `num_q` (`score --format trec_eval` adds them)."""
+
+
+def trec_eval_counts() -> list[str]:
+    """The canonical names of `TREC_EVAL_COUNTS` among the families the registry declares."""
+    from ..errors import ScoringError
+    from ..scoring.names import parse_measure
+
+    found = []
+    for name in TREC_EVAL_COUNTS:
+        try:
+            found.append(parse_measure(name).name)
+        except ScoringError:
+            continue
+    return found
+
+
+def trec_eval_names(reports: Sequence[ScoreReport]) -> dict[str, str]:
+    """Canonical metric name -> trec_eval's (`nDCG@10` -> `ndcg_cut_10`), for every metric of
+    the reports that trec_eval computes."""
+    from ..scoring.names import trec_eval_names as names
+
+    return names(dict.fromkeys(m for rep in reports for m in rep.metrics))
+
+
+def run_id(path: Path, fallback: str) -> str:
+    """trec_eval's `runid`: the tag (6th field) of a TREC run's last line, as trec_eval keeps it;
+    `fallback` for JSON Lines runs, standard input, or a last line without one."""
+    from ..formats._io import is_stdin, read_lines
+    from ..formats.runs import is_jsonl
+
+    if is_stdin(path) or is_jsonl(path):
+        return fallback
+    last = ""
+    for _, text in read_lines(path):
+        if text.strip() and not text.lstrip().startswith("#"):
+            last = text
+    fields = last.split()
+    return fields[5] if len(fields) >= 6 else fallback

@@ -119,6 +119,8 @@ class ScoringPlan:
     weights: dict[str, float]
     outside: frozenset[str] = frozenset()
     """Golden-set queries a profile leaves out (its other strata): not "run-only" when a run has them."""
+    score_precision: str = "float64"
+    """How run scores compare: float64 (trec_eval 10) or float32 (trec_eval 9, pytrec_eval)."""
 
 
 def canonical(names: str | Sequence[str]) -> list[str]:
@@ -139,6 +141,7 @@ def plan(
     metrics: str | None = None,
     profile: str | None = None,
     extra: Sequence[str] = (),
+    score_precision: str = "float64",
 ) -> ScoringPlan:
     """The measures (--metrics, else the profile's, else the defaults; `extra` appended), and the
     queries and weights (the profile's strata only, when a profile is chosen)."""
@@ -159,4 +162,6 @@ def plan(
         outside = frozenset(queries or []) - set(kept)
         queries = kept
         weights = {s: w for s, w in weights.items() if s in strata_filter}
-    return ScoringPlan(metrics=names, queries=queries, weights=weights, outside=outside)
+    return ScoringPlan(
+        metrics=names, queries=queries, weights=weights, outside=outside, score_precision=score_precision
+    )

@@ -1,0 +1,117 @@
+"""What every kernel module shares: the array types, `Kernel` (one row of `kernels.KERNELS`) and
+small helpers over `Ranked`.
+
+Thresholds reaching a kernel are grade codes (`Ranked.code`), so `grades >= t` means "at least as
+relevant as the threshold" whatever the grades are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ScoringError
+from .arrays import ABSENT, Ranked
+from .measures import Measure
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
+
+Bounded = tuple[FloatArray, FloatArray, FloatArray, BoolArray]
+"""Per query: value, low, high, and whether the bounds are exact."""
+
+Window = Callable[[Ranked, Measure, int], IntArray]
+"""Per query, how many leading ranks hold the documents whose label can change the value."""
+
+
+class Kernel(NamedTuple):
+    """How to compute one family, with the uniform signature (ranked, measure, threshold code)."""
+
+    value: Callable[[Ranked, Measure, int], FloatArray]
+    """The standard value alone, skipping the bound computations."""
+    bounded: Callable[[Ranked, Measure, int], Bounded]
+    """The value with its bounds."""
+    window: Window | None = None
+    """The coverage window; None: the top k (the whole run without a cutoff)."""
+
+
+def window(r: Ranked, k: int | None) -> npt.NDArray[np.int32]:
+    return r.grades if k is None else r.grades[:, : min(k, r.depth)]
+
+
+def safe_div(num: FloatArray, den: FloatArray) -> FloatArray:
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def relevant_total(r: Ranked, t: int) -> IntArray:
+    """R: labeled documents at or above the threshold code t, retrieved or not."""
+    return r.label_counts[:, t:].sum(axis=1) if t <= r.max_grade else np.zeros(len(r.query_ids), np.int64)
+
+
+def first(mask: BoolArray) -> FloatArray:
+    """1 / rank of the first True per row, 0 if none."""
+    any_ = mask.any(axis=1)
+    at = mask.argmax(axis=1) + 1
+    return np.where(any_, 1.0 / at, 0.0)
+
+
+def exact(value: FloatArray, low: FloatArray, high: FloatArray) -> Bounded:
+    return value, low, high, np.ones(len(value), dtype=bool)
+
+
+def no_bounds(value: FloatArray) -> Bounded:
+    """A value whose definition admits no bounds (reported as null)."""
+    nan = np.full(len(value), np.nan)
+    return value, nan, nan.copy(), np.ones(len(value), dtype=bool)
+
+
+def undeclared(m: Measure) -> ScoringError:
+    return ScoringError(f"{m.name} cannot be computed as declared", "see `qrelkit score --help`")
+
+
+def coverage_within(r: Ranked, lengths: IntArray) -> FloatArray:
+    """Per query, the labeled fraction of the retrieved documents among its first `lengths` ranks;
+    NaN where that holds no retrieved document."""
+    inside = np.arange(r.depth)[None, :] < lengths[:, None]
+    retrieved = ((r.grades != ABSENT) & inside).sum(axis=1)
+    labeled = ((r.grades >= 0) & inside).sum(axis=1)
+    out = np.full(len(r.query_ids), np.nan)
+    np.divide(labeled, retrieved, out=out, where=retrieved > 0)
+    return out
+
+
+def cutoff_lengths(r: Ranked, k: int | None) -> IntArray:
+    """The window of a measure that reads the top k (the whole run without a cutoff)."""
+    return np.full(len(r.query_ids), r.depth if k is None else min(k, r.depth), dtype=np.int64)
+
+
+def to_first(mask: BoolArray, k: int | None) -> IntArray:
+    """The ranks up to and including the first True in the top k, or all k when there is none:
+    past the first relevant document no label changes RR or Success."""
+    limit = mask.shape[1] if k is None else min(k, mask.shape[1])
+    top = mask[:, :limit]
+    return np.asarray(np.where(top.any(axis=1), top.argmax(axis=1) + 1, limit), dtype=np.int64)
+
+
+def gains_of(r: Ranked, m: Measure) -> FloatArray:
+    """The gain of each grade code: the grade (linear), 2^grade - 1 (exp) or the measure's map
+    (`gains`; a grade it leaves out keeps its grade as gain)."""
+    g = r.grade_values.astype(np.float64)
+    if m.gains is not None:
+        mapped = dict(m.gains)
+        return np.array([mapped.get(int(v), float(v)) for v in r.grade_values], dtype=np.float64)
+    if m.gain == "linear":
+        return g
+    with np.errstate(over="ignore"):
+        return np.asarray(np.exp2(g) - 1.0, dtype=np.float64)
+
+
+def discounts(width: int) -> FloatArray:
+    """1 / log2(rank + 1) for ranks 1..width."""
+    return np.asarray(1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64)), dtype=np.float64)
