@@ -13,9 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 _NOT_ID = r"\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
 _ID_PATTERN = rf"^[^{_NOT_ID}#][^{_NOT_ID}]*$"
-Identifier = Annotated[
-    str, StringConstraints(min_length=1, max_length=1024, pattern=_ID_PATTERN)
-]
+Identifier = Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=_ID_PATTERN)]
 """Query and document ids: non-empty, no white space (TREC files are white-space separated) or
 control character (C0, DEL, C1, the invisible direction controls), not starting with `#` (a TREC
 line starting with `#` is a comment: the id would vanish on export)."""
@@ -26,6 +24,7 @@ _ID = re.compile(_ID_PATTERN)
 def is_identifier(text: str) -> bool:
     """Whether `text` is a valid `Identifier` (names of golden sets and versions follow it too)."""
     return 0 < len(text) <= 1024 and _ID.fullmatch(text) is not None
+
 
 DEFAULT_STRATUM = "default"
 """The stratum of a query that names none."""
@@ -345,3 +344,14 @@ class StoreStatus(_Model):
     skipped: int
     unlabeled_pool: int
     strata: list[StratumStatus]
+
+
+class Removal(_Model):
+    """What one removal took out (counts) and the record it wrote."""
+
+    kind: str
+    name: str
+    judged_pairs: int = 0
+    """Pairs that held a vote or a skip, now cleared."""
+    pooled: int = 0
+    """Pooled (unlabeled) pairs dropped with it."""

@@ -22,8 +22,13 @@ class Log(Connection):
             return self._insert_event(judgment, None)
 
     def events(self, query_id: str | None = None) -> list[Judgment]:
-        """The log in order (all of it, or one query's)."""
-        sql = "SELECT * FROM judgments" + (" WHERE query_id = ?" if query_id else "") + " ORDER BY seq"
+        """The log in order (all of it, or one query's), without the events of removed queries
+        (they stay in the table: the log is append-only; see `removals`)."""
+        sql = (
+            "SELECT * FROM judgments WHERE "
+            + ("query_id = ?" if query_id else "1")
+            + (" AND query_id IN (SELECT id FROM queries) ORDER BY seq")
+        )
         return [event_from_row(r) for r in self._rows(sql, [query_id] if query_id else [])]
 
     def assessors(self) -> list[str]:

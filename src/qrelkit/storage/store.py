@@ -3,6 +3,7 @@ parts it is made of (settings, imports, the log, the pool, reads, saved reports)
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from .leases import Leases
 from .log import Log
 from .pool import Pool
 from .reads import Reads
+from .removals import Removals
 from .reports import Reports
 from .schema import migrate
 from .settings import Settings
@@ -21,7 +23,7 @@ BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
 
 
-class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
+class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases, Removals):
     """A golden set in SQLite. Every write is one explicit transaction; a judgment that `record()`
     returned for is on disk."""
 
@@ -204,7 +206,7 @@ class _Conn(sqlite3.Connection):
         return self.cursor().executemany(*args, **kwargs)
 
 
-DAMAGE = ("malformed", "corrupt", "not a database", "readonly", "read-only", "disk i/o error")
+DAMAGE = ("malformed", "corrupt", "not a database", "readonly", "read-only", "disk i/o error", "is full")
 
 
 def _translated(conn: sqlite3.Connection, exc: sqlite3.DatabaseError) -> Exception:
@@ -219,9 +221,24 @@ def _translated(conn: sqlite3.Connection, exc: sqlite3.DatabaseError) -> Excepti
     return _refusal(Path(path), exc)
 
 
+def _nearly_full(folder: Path) -> bool:
+    """Whether the file system holding `folder` has (almost) no space left: SQLite reports a
+    write that found no space while opening the WAL as a plain I/O error, not as "full"."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
+
+
 def _refusal(p: Path, exc: sqlite3.DatabaseError) -> StoreError:
     """The one-line error for a store SQLite cannot open or read: read-only, damaged, or not a database."""
     text = str(exc)
+    if "is full" in text.lower() or ("disk i/o error" in text.lower() and _nearly_full(p.parent)):
+        return StoreError(
+            f"no space left for the store {p} ({text}): nothing of this command was written",
+            f"free space on the disk that holds {p.parent} (or move the store), then run the command again",
+        )
     if any(word in text.lower() for word in ("readonly", "read-only", "unable to open")):
         return StoreError(
             f"cannot write the store {p} ({text})",
