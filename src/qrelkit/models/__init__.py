@@ -47,6 +47,15 @@ from .domain import (
     utcnow,
 )
 from .judging import DocState, PairNote, QueryProgress, default_assessor
+from .leaderboard import (
+    CORRECTIONS,
+    Correction,
+    Leaderboard,
+    LeaderboardRow,
+    RunCell,
+    Sensitivity,
+    SensitivityReport,
+)
 from .reports import (
     AgreementReport,
     AgreementStats,
@@ -79,6 +88,13 @@ from .versions import (
 )
 
 __all__ = [
+    "CORRECTIONS",
+    "Correction",
+    "Leaderboard",
+    "LeaderboardRow",
+    "RunCell",
+    "Sensitivity",
+    "SensitivityReport",
     "AgreementReport",
     "AgreementStats",
     "Collision",
