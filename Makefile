@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit generated bench sim stress clean
+.PHONY: demo test lint typecheck unit browser-test generated bench sim stress clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,16 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest --ignore=tests/browser
+
+# The HTML reports in headless Chromium (screenshots in tests/browser/artefacts/); installs
+# chromium when run as root and it is missing.
+browser-test: $(STAMP)
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
+	  else echo "browser-test needs chromium: run 'sudo apt-get install -y chromium' (Debian) and retry" >&2; exit 1; fi; \
+	fi
+	$(BIN)/pytest tests/browser
 
 # Regenerate every generated file (JSON Schemas, CLI reference); a test fails when they drift.
 generated: $(STAMP)

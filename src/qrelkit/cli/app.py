@@ -33,11 +33,13 @@ COMMANDS = {
     "export": "export",
     "score": "score",
     "compare": "compare",
+    "sensitivity": "compare",
     "freeze": "versions",
     "verify": "versions",
     "diff": "versions",
     "schemas": "versions",
     "demo": "demo",
+    "reports": "reports",
 }
 """Command -> the module of this package that defines it (in its `COMMANDS`); a module is
 imported only when one of its commands runs, so every command starts without the others'

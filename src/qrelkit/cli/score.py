@@ -10,7 +10,7 @@ from rich.text import Text
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
-from ..workflows import exporting, scoring, sources
+from ..workflows import scoring, sources
 from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
 
 HELP = """Score RUNS (TREC run files, or JSON Lines: .jsonl / .ndjson) with coverage and bounds,
@@ -77,7 +77,9 @@ def score(
         out_path,
     )
     if save:
-        exporting.save_reports(open_store(ctx), reports)
+        from .reports import save_and_say
+
+        save_and_say(open_store(ctx), reports)
     if min_coverage is not None:
         low = scoring.coverage_violations(reports, min_coverage)
         if low:
