@@ -92,6 +92,20 @@ class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases, Removals):
         `checkpoint()` on another connection, off the latency-sensitive thread."""
         self.conn.execute("PRAGMA wal_autocheckpoint=0")
 
+    @property
+    def path(self) -> str | None:
+        """The store's file (None: in memory)."""
+        return str(self.conn.execute("PRAGMA database_list").fetchone()[2]) or None
+
+    def lease_writer(self) -> Store:
+        """A connection of its own for best-effort writes that need not wait for the disk (leases:
+        `synchronous=OFF`, a short lock wait); an in-memory store is its own."""
+        other = self.reader()
+        if other is not self:
+            other.conn.execute("PRAGMA synchronous=OFF")
+            other.wait_for_lock(200)
+        return other
+
     def reader(self) -> Store:
         """Another connection to the same file, for reads in a worker thread (WAL lets it read
         while this one writes); an in-memory store is its own reader."""
