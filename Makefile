@@ -3,16 +3,22 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
 
 .PHONY: demo test lint typecheck unit browser-test generated bench sim stress clean
 
-$(STAMP): pyproject.toml
+# The demo needs qrelkit and its runtime dependencies only; the tests add the dev tools and the
+# reference implementations (pytrec-eval, scipy, statsmodels, ...) on top of the same venv.
+$(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUNTIME_STAMP)
+
+$(STAMP): $(RUNTIME_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(RUNTIME_STAMP)
 	$(BIN)/qrelkit demo
 
 test: $(STAMP) lint typecheck unit
