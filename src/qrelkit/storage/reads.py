@@ -31,6 +31,15 @@ class Reads(Connection):
         )
         return self.conn.execute(sql, {"qid": query_id}).fetchall()
 
+    def iter_label_rows(self) -> Iterator[tuple[str, str, int]]:
+        """`label_rows()` one batch at a time from the cursor, sorted by (query, doc) in code-point
+        order (SQLite's BINARY order of UTF-8 is Python's str order): flat memory for a freeze."""
+        cur = self.conn.execute(
+            f"SELECT query_id, doc_id, grade FROM {self._current()} WHERE state = 'graded' ORDER BY query_id, doc_id"
+        )
+        while rows := cur.fetchmany(10_000):
+            yield from rows
+
     def labels(self, query_id: str | None = None) -> list[Label]:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]

@@ -27,7 +27,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +119,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
         queries = sorted(snapshot.queries, key=lambda q: q.id)
         documents = sorted(snapshot.documents, key=lambda d: d.id)
         unlabeled = sorted(snapshot.unlabeled, key=lambda p: (p.query_id, p.doc_id))
-        rows: dict[str, Sequence[BaseModel]] = {
+        rows: dict[str, Iterable[BaseModel]] = {
             "queries.jsonl": queries,
             "documents.jsonl": documents,
             "judgments.jsonl": snapshot.events,
@@ -128,7 +128,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
         for file_name in FILES:
             with open(tmp / file_name, "w", encoding="utf-8", newline="\n") as fh:
                 if file_name == "qrels.txt":
-                    trec.write_qrels(snapshot.labels, fh)
+                    trec.write_qrels(snapshot.labels, fh, presorted=snapshot.labels_sorted)
                 else:
                     jsonl.write_models(rows[file_name], fh)
                 fh.flush()

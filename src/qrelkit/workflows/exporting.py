@@ -18,5 +18,7 @@ def export_qrels(store: Store, stream: IO[str], fmt: QrelsFormat = "trec") -> in
 
 
 def export_judgments(store: Store, stream: IO[str]) -> int:
-    """Write the append-only event log as JSONL; the number of events."""
-    return jsonl.write_models(store.events(), stream)
+    """Write the append-only event log as JSONL, streaming from one read transaction; the number
+    of events."""
+    with store.read_transaction():
+        return jsonl.write_models(store.iter_events(), stream)
