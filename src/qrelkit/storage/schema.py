@@ -136,6 +136,14 @@ def removals(db: sqlite_utils.Database) -> None:
     )
 
 
+def query_counts(db: sqlite_utils.Database) -> None:
+    """Each query's judging counts, current at `meta.query_counts_seq` (see `storage.counts`)."""
+    db.execute(
+        "CREATE TABLE query_counts (query_id TEXT PRIMARY KEY, labeled INTEGER NOT NULL, skipped INTEGER NOT NULL, "
+        "unlabeled INTEGER NOT NULL, pooled INTEGER NOT NULL) WITHOUT ROWID"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -145,6 +153,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     drop_latest_event_view,
     leases,
     removals,
+    query_counts,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

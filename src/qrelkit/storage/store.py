@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from .counts import Counts
 from .imports import Imports
 from .leases import Leases
 from .log import Log
@@ -23,7 +24,7 @@ BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
 
 
-class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases, Removals):
+class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Removals):
     """A golden set in SQLite. Every write is one explicit transaction; a judgment that `record()`
     returned for is on disk."""
 
