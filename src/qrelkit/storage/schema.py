@@ -136,6 +136,18 @@ def removals(db: sqlite_utils.Database) -> None:
     )
 
 
+def serve_tokens(db: sqlite_utils.Database) -> None:
+    """The access tokens of `qrelkit serve`: an assessor's name, the sha256 of the token (never the
+    token), when it was made, last used and revoked."""
+    db.table("tokens").create(
+        {"id": int, "name": str, "digest": str, "created": str, "last_used": str, "revoked": str},
+        pk="id",
+        not_null={"name", "digest", "created"},
+    )
+    db.table("tokens").create_index(["digest"], unique=True)
+    db.table("tokens").create_index(["name"])
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -145,6 +157,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     drop_latest_event_view,
     leases,
     removals,
+    serve_tokens,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 
