@@ -34,7 +34,8 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest --ignore=tests/browser
 
-# The HTML reports in headless Chromium (screenshots in tests/browser/artefacts/); installs
+# The HTML reports, and judging through `qrelkit serve`, in headless Chromium (screenshots in
+# tests/browser/artefacts/); installs
 # chromium when run as root and it is missing.
 browser-test: $(STAMP)
 	@if ! command -v chromium >/dev/null 2>&1; then \

@@ -70,6 +70,16 @@ class Browser:
             self.events.append(self._read())
         raise TimeoutError(method)
 
+    def pump(self, seconds: float) -> None:
+        """Keep the events that arrive within `seconds`."""
+        import select
+
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if b"\0" not in self._buffer and not select.select([self._from_chrome], [], [], left)[0]:
+                return
+            self.events.append(self._read())
+
     def _read(self) -> dict[str, Any]:
         while b"\0" not in self._buffer:
             chunk = os.read(self._from_chrome, 1 << 20)
@@ -81,12 +91,18 @@ class Browser:
         return message
 
     def page(self, path: Path, width: int, height: int) -> Page:
+        return self.open(path.resolve().as_uri(), width, height)
+
+    def open(self, url: str, width: int, height: int, *, network: bool = False) -> Page:
+        """A tab at `url`; `network`: its websocket frames are recorded as events too."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session)  # fmt: skip
         self.send("Page.enable", {}, session)
-        self.send("Page.navigate", {"url": path.resolve().as_uri()}, session)
+        if network:
+            self.send("Network.enable", {}, session)
+        self.send("Page.navigate", {"url": url}, session)
         self.wait_for("Page.loadEventFired", session)
         return Page(self, session, target)
 

@@ -40,6 +40,7 @@ COMMANDS = {
     "schemas": "versions",
     "demo": "demo",
     "reports": "reports",
+    "serve": "serve",
 }
 """Command -> the module of this package that defines it (in its `COMMANDS`); a module is
 imported only when one of its commands runs, so every command starts without the others'

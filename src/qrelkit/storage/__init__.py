@@ -19,6 +19,7 @@ workflows (`qrelkit.workflows`) compose it with them.
     reports.py   saved reports
     leases.py    which document each assessor has open
     removals.py  removing strata, queries, documents, profiles (recorded)
+    tokens.py    access tokens of `qrelkit serve` (hashed)
 """
 
 from .pool import RankedLists

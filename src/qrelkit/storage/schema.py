@@ -144,6 +144,18 @@ def query_counts(db: sqlite_utils.Database) -> None:
     )
 
 
+def serve_tokens(db: sqlite_utils.Database) -> None:
+    """The access tokens of `qrelkit serve`: an assessor's name, the sha256 of the token (never the
+    token), when it was made, last used and revoked."""
+    db.table("tokens").create(
+        {"id": int, "name": str, "digest": str, "created": str, "last_used": str, "revoked": str},
+        pk="id",
+        not_null={"name", "digest", "created"},
+    )
+    db.table("tokens").create_index(["digest"], unique=True)
+    db.table("tokens").create_index(["name"])
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -154,6 +166,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     leases,
     removals,
     query_counts,
+    serve_tokens,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -19,12 +19,13 @@ from .removals import Removals
 from .reports import Reports
 from .schema import migrate
 from .settings import Settings
+from .tokens import Tokens
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
 
 
-class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Removals):
+class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Removals, Tokens):
     """A golden set in SQLite. Every write is one explicit transaction; a judgment that `record()`
     returned for is on disk."""
 
@@ -47,6 +48,13 @@ class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Remova
                 "pass --db PATH of a store, or create one with `qrelkit init` at a new path",
             )
         existed = p.exists()
+        store = cls._connect(p)
+        store.created = kind == "empty" and not existed
+        return store
+
+    @classmethod
+    def _connect(cls, p: Path) -> Store:
+        """A connection to the store file `p` (WAL, synchronous=FULL), its schema brought up to date."""
         try:
             conn = sqlite3.connect(
                 p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, factory=_Conn
@@ -54,11 +62,9 @@ class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Remova
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
-            store = cls(conn)
+            return cls(conn)
         except sqlite3.DatabaseError as exc:
             raise _refusal(p, exc) from None
-        store.created = kind == "empty" and not existed
-        return store
 
     created = False
     """Whether `open` made this store's file just now (a missing path)."""
@@ -109,9 +115,12 @@ class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Remova
 
     def reader(self) -> Store:
         """Another connection to the same file, for reads in a worker thread (WAL lets it read
-        while this one writes); an in-memory store is its own reader."""
+        while this one writes); an in-memory store is its own reader. Not through `open`: it
+        reads the file's header, and closing that file would drop the SQLite (POSIX) locks of
+        every connection of this process, so that another process closing the store would take
+        itself for the last one and delete the WAL this one still writes to (its commits lost)."""
         path = self.conn.execute("PRAGMA database_list").fetchone()[2]
-        return Store.open(path, create=False) if path else self
+        return Store._connect(Path(path)) if path else self
 
     @classmethod
     def memory(cls) -> Store:
