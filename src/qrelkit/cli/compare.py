@@ -47,6 +47,8 @@ measure the reports do not both hold included).
 """
 
 CompareFormat = Literal["table", "json", "html", "csv", "latex"]
+DELTA = click.FloatRange(1e-6, 1e6)
+"""--delta: a change in metric units (a count metric's can exceed 1)."""
 MIN_RESAMPLES = 1_000
 """Fewer resamples make the 2.5th/97.5th percentiles and p-values too coarse to read."""
 
@@ -87,7 +89,7 @@ OPTIONS = options(
         help="Multiple-comparison correction of a leaderboard.",
     ),
     click.option("--leaderboard", "as_leaderboard", is_flag=True, help="A leaderboard even for two inputs."),
-    click.option("--delta", type=float, help="The change that matters: how many queries would detect it."),
+    click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
     click.option("--save", is_flag=True, help="Keep the comparison in the store (the TUI dashboard shows it)."),
 )
 
@@ -196,7 +198,7 @@ tell" on this set.
     source_options,
     click.option("--metrics", help="Comma-separated measures (default: the default set)."),
     click.option("--profile", help="Use a scoring profile's metrics and strata (runs only)."),
-    click.option("--delta", type=float, help="The change that matters: how many queries would detect it."),
+    click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
     click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True),
     out_option,
     click.option(

@@ -31,6 +31,20 @@ def queries() -> None:
     """The golden set's queries (import them with `qrelkit import queries`)."""
 
 
+@queries.command("list")
+@click.option("--stratum", help="Only this stratum's queries.")
+@click.pass_context
+def queries_list(ctx: click.Context, stratum: str | None) -> None:
+    """List the queries: id, stratum, text."""
+    from rich.table import Table
+
+    table = Table("query", "stratum", "text")
+    for q in removing.queries(open_store(ctx)):
+        if stratum is None or q.stratum == stratum:
+            table.add_row(data(q.id), data(q.stratum), data(q.text))
+    show(table)
+
+
 @queries.command("remove")
 @click.argument("query_ids", nargs=-1)
 @click.option("--stratum", help="Remove every query of this stratum.")
@@ -42,7 +56,9 @@ def queries_remove(ctx: click.Context, query_ids: tuple[str, ...], stratum: str 
     store = open_store(ctx)
     chosen = list(query_ids) + (removing.queries_of_stratum(store, stratum) if stratum else [])
     if not chosen:
-        raise click.UsageError("name queries to remove, or --stratum S" if not stratum else f"no queries in {stratum}")
+        raise click.UsageError(
+            "name queries to remove, or --stratum S" if not stratum else f"no queries in stratum {stratum}"
+        )
     _said(removing.remove_queries(store, chosen, with_labels=with_labels))
 
 

@@ -63,11 +63,12 @@ class Sensitivity(_Model):
     """None: over every query."""
     n: int
     sd: float | None
-    """SD of the per-query values (the mean of each run's SD)."""
+    """SD of the baseline's (the first run's) per-query values."""
     se: float | None
     """sd / sqrt(n)."""
     sd_diff: float | None
-    """SD of the paired per-query differences (the mean over the candidates' pairs with the baseline)."""
+    """SD of the paired per-query differences with the baseline: the median over the candidates
+    (one very different run does not set it)."""
     mde: float | None
     """Minimum detectable effect of a paired t-test at `alpha`, `power` on these n queries."""
     queries_needed: int | None = None

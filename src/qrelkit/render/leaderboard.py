@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..models import Leaderboard, RunCell, SensitivityReport
-from .styles import data, delta, interval, number, percent
+from .styles import data, delta, interval, number, percent, visible
 
 UP, DOWN = "▲", "▼"
 """Marks of a candidate significantly above / below the baseline (after the correction)."""
@@ -63,13 +63,21 @@ def leaderboard_tables(lb: Leaderboard) -> RenderableType:
             )
         parts.append(table)
     parts.append(Text(_correction_note(lb), style="dim"))
+    left_out = sorted({q for row in lb.rows for q in row.missing_queries})
+    if left_out:
+        shown = ", ".join(left_out[:10]) + (" ..." if len(left_out) > 10 else "")
+        parts.append(
+            data(
+                f"compared over the {lb.queries} queries every report holds; left out for every run: {shown}", "yellow"
+            )
+        )
     for row in lb.rows:
         if row.missing_queries:
             shown = ", ".join(row.missing_queries[:10]) + (" ..." if len(row.missing_queries) > 10 else "")
             parts.append(
                 Text.assemble(
                     data(f"{row.run}: ", "yellow"),
-                    data(f"{len(row.missing_queries)} queries left out (no value): {shown}", "yellow"),
+                    data(f"its report has no value for {len(row.missing_queries)} of them: {shown}", "yellow"),
                 )
             )
     for m in lb.mismatches:
@@ -160,9 +168,9 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    """Untrusted text (run and metric names) as LaTeX text: special characters escaped, control
-    characters dropped."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text if ch >= " " and ch != "\x7f")
+    """Untrusted text (run and metric names) as LaTeX text: control characters (C0, DEL, C1, the
+    direction controls) written visibly as in a terminal (`\\x1b`), then special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in visible(text))
 
 
 def leaderboard_latex(lb: Leaderboard) -> str:

@@ -237,10 +237,10 @@ def _sensitivity(
 ) -> Sensitivity:
     x = t.values[i][keep]  # [queries, runs]
     n = int(keep.sum())
-    sd = float(np.mean(x.std(axis=0, ddof=1))) if n >= 2 else None
+    sd = float(x[:, 0].std(ddof=1)) if n >= 2 else None
     sd_diff = None
     if n >= 2 and x.shape[1] >= 2:
-        sd_diff = float(np.mean([(x[:, j] - x[:, 0]).std(ddof=1) for j in range(1, x.shape[1])]))
+        sd_diff = float(np.median([(x[:, j] - x[:, 0]).std(ddof=1) for j in range(1, x.shape[1])]))
     mde = power.min_detectable_effect(sd_diff, n, alpha, power_) if sd_diff is not None else None
     needed = power.queries_needed(delta, sd_diff, alpha, power_) if delta is not None and sd_diff is not None else None
     dp = multiple.discriminative_power(pair_p[i], alpha) if pair_p is not None else None

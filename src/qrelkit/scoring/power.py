@@ -175,10 +175,15 @@ def min_detectable_effect(sd_diff: float, n: int, alpha: float = 0.05, power: fl
     return hi * sd
 
 
+MIN_EFFECT = 1e-6
+"""An effect size (delta / sd_diff) smaller than this needs more than 10^13 queries: no answer."""
+MAX_EFFECT = 1e6
+
+
 def queries_needed(delta: float, sd_diff: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
     """The smallest n >= 2 at which the paired t-test detects a mean difference `delta` (metric
-    units, either sign) with probability `power`. None when delta is 0; 2 when sd_diff is 0 or the
-    target is at most alpha."""
+    units, either sign) with probability `power`. None when delta is 0 or the effect size is under
+    `MIN_EFFECT`; 2 when sd_diff is 0 or the target is at most alpha."""
     _check(alpha, power)
     sd = _sd(sd_diff)
     if not math.isfinite(delta):
@@ -189,6 +194,8 @@ def queries_needed(delta: float, sd_diff: float, alpha: float = 0.05, power: flo
         return 2
     d = abs(delta) / sd
     z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    if d < MIN_EFFECT or d > MAX_EFFECT:  # (z / d) ** 2 overflows, or 2 queries already suffice
+        return None if d < MIN_EFFECT else 2
     guess = max(2, math.ceil((z / d) ** 2))
 
     def enough(n: int) -> bool:

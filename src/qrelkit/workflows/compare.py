@@ -106,7 +106,7 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         raise UsageError(
             "--profile chooses what to score: it needs a run file", "use --metrics to pick from the reports"
         )
-    scored: dict[Path, list[ScoreReport]] = {}
+    scored: dict[int, list[ScoreReport]] = {}  # by position: the same file may be given twice
     if runs:
         source = choose_source(open_store, golden=opts.golden, qrels=opts.qrels, verify=opts.verify)
         first = next(iter(saved.values()), None)
@@ -114,10 +114,10 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         chosen = plan(
             source, metrics=metrics, profile=None if opts.metrics or first else opts.profile, extra=_extra(opts)
         )
-        names = dict(zip(runs, display_names(runs), strict=True))
-        for run in runs:
-            scored[run] = [score_run(source, run, chosen, per_query=True, name=names[run])]
-    return [r for p in paths for r in (saved.get(p) or scored[p])]
+        at = [i for i, p in enumerate(paths) if p not in saved]
+        for i, run, name in zip(at, runs, display_names(runs), strict=True):
+            scored[i] = [score_run(source, run, chosen, per_query=True, name=name)]
+    return [r for i, p in enumerate(paths) for r in (saved.get(p) or scored[i])]
 
 
 def _extra(opts: CompareOptions) -> list[str]:
@@ -209,7 +209,8 @@ def worse_interval(
     if delta is None or ci is None or not all(math.isfinite(x) for x in (delta, *ci)):
         return f"{metric}: the delta or its interval is not a number ({delta}, {ci}): the gate fails closed"
     if ci[1] < -tolerance:
-        return f"{metric} is worse: delta {delta:+.4f}, {which} [{ci[0]:+.4f}, {ci[1]:+.4f}] lies below -{tolerance:g}"
+        below = f"-{tolerance:g}" if tolerance else "0"
+        return f"{metric} is worse: delta {delta:+.4f}, {which} [{ci[0]:+.4f}, {ci[1]:+.4f}] lies below {below}"
     return None
 
 
@@ -266,7 +267,8 @@ def leaderboard_failures(board: Leaderboard, opts: CompareOptions) -> list[str]:
     """`--fail-if-worse` and `--gate-pair` for every candidate against the baseline, on the
     corrected (simultaneous) intervals; each failure names its run."""
     failures = []
-    which = f"{board.correction}-corrected interval" if board.correction != "none" else "95% interval"
+    m = len(board.rows) - 1
+    which = f"simultaneous interval (Bonferroni over {m} candidates)" if board.correction != "none" else "95% interval"
     for row in board.rows[1:]:
         for g in opts.gates:
             cell = row.cells[g.metric]

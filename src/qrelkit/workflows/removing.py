@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UsageError
-from ..models import Removal
+from ..models import Query, Removal
 from ..storage import Store
 from .judging import current_assessor
 
@@ -35,15 +35,23 @@ def remove_queries(
         for qid in query_ids:
             footprint = store.query_footprint(qid)
             if footprint is None:
-                raise UsageError(f"no query {qid!r} in the golden set", "see the queries with `qrelkit queue`")
+                raise UsageError(f"no query {qid!r} in the golden set", "see them with `qrelkit queries list`")
             if footprint.judged_pairs and not with_labels:
                 raise _label_hint("query", qid, footprint.judged_pairs)
         return [store.remove_query(qid, assessor=who) for qid in dict.fromkeys(query_ids)]
 
 
 def queries_of_stratum(store: Store, stratum: str) -> list[str]:
-    """The ids of the queries in a stratum (for `queries remove --stratum`)."""
+    """The ids of the queries in a stratum (for `queries remove --stratum`); an unknown stratum
+    is a usage error."""
+    if store.stratum_footprint(stratum) is None:
+        raise UsageError(f"no stratum {stratum!r}", "see them with `qrelkit strata list`")
     return sorted(q for q, s in store.query_strata().items() if s == stratum)
+
+
+def queries(store: Store) -> list[Query]:
+    """The golden set's queries, by id (`qrelkit queries list`)."""
+    return sorted(store.queries(), key=lambda q: q.id)
 
 
 def remove_documents(
