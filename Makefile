@@ -3,16 +3,22 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
 
-.PHONY: demo test lint typecheck unit generated bench sim stress clean
+.PHONY: demo test lint typecheck unit browser-test generated bench sim stress clean
 
-$(STAMP): pyproject.toml
+# The demo needs qrelkit and its runtime dependencies only; the tests add the dev tools and the
+# reference implementations (pytrec-eval, scipy, statsmodels, ...) on top of the same venv.
+$(RUNTIME_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUNTIME_STAMP)
+
+$(STAMP): $(RUNTIME_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(RUNTIME_STAMP)
 	$(BIN)/qrelkit demo
 
 test: $(STAMP) lint typecheck unit
@@ -26,7 +32,17 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest --ignore=tests/browser
+
+# The HTML reports, and judging through `qrelkit serve`, in headless Chromium (screenshots in
+# tests/browser/artefacts/); installs
+# chromium when run as root and it is missing.
+browser-test: $(STAMP)
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y chromium; \
+	  else echo "browser-test needs chromium: run 'sudo apt-get install -y chromium' (Debian) and retry" >&2; exit 1; fi; \
+	fi
+	$(BIN)/pytest tests/browser
 
 # Regenerate every generated file (JSON Schemas, CLI reference, measures page); a test fails when they drift.
 generated: $(STAMP)

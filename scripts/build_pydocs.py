@@ -2,6 +2,7 @@
 
     python scripts/build_pydocs.py chunk OUT.jsonl    # passages from this Python's pydoc_data
     python scripts/build_pydocs.py runs [DOCS.jsonl]  # runs/bm25.run and runs/bm25-title.run
+    python scripts/build_pydocs.py variants [DOCS.jsonl]  # variants/*.run: other field weights
     python scripts/build_pydocs.py pool [QID ...]     # the pooled top 10 of both runs, to judge
     python scripts/build_pydocs.py freeze VERSION [DOCS.jsonl] [--note TEXT]
 
@@ -92,20 +93,26 @@ def _fts_query(text: str) -> str:
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
 
 
-def runs(docs_path: str | None) -> None:
+RUNS = {"bm25": (1.0, 1.0), "bm25-title": (5.0, 1.0)}
+"""The two runs the demo scores, pools and compares: BM25 over (title, text) with these weights."""
+VARIANTS = {"bm25-title2": (2.0, 1.0), "bm25-title10": (10.0, 1.0), "title-only": (1.0, 0.0)}
+"""More field weightings, for the leaderboard example (`variants/`; never pooled)."""
+
+
+def runs(docs_path: str | None, weights: dict[str, tuple[float, float]] = RUNS, folder: str = "runs") -> None:
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE p USING fts5(id UNINDEXED, title, text)")
     db.executemany("INSERT INTO p VALUES (?, ?, ?)", [(d.id, d.title, d.text) for d in _documents(docs_path)])
-    (GOLDEN / "runs").mkdir(parents=True, exist_ok=True)
-    for name, (w_title, w_text) in {"bm25": (1.0, 1.0), "bm25-title": (5.0, 1.0)}.items():
-        with open(GOLDEN / "runs" / f"{name}.run", "w", encoding="utf-8") as fh:
+    (GOLDEN / folder).mkdir(parents=True, exist_ok=True)
+    for name, (w_title, w_text) in weights.items():
+        with open(GOLDEN / folder / f"{name}.run", "w", encoding="utf-8") as fh:
             for q in _queries():
                 rows = db.execute(
                     f"SELECT id, bm25(p, 0.0, {w_title}, {w_text}) AS s FROM p WHERE p MATCH ? ORDER BY s, id LIMIT ?",
                     (_fts_query(q.text), DEPTH),
                 ).fetchall()
                 fh.writelines(f"{q.id} Q0 {doc} {r} {-s:.6f} {name}\n" for r, (doc, s) in enumerate(rows, 1))
-        print(f"runs/{name}.run written")
+        print(f"{folder}/{name}.run written")
 
 
 def _pooled() -> dict[str, dict[str, tuple[int, str]]]:
@@ -187,6 +194,8 @@ if __name__ == "__main__":
         chunk(Path(rest[0]))
     elif command == "runs":
         runs(rest[0] if rest else None)
+    elif command == "variants":
+        runs(rest[0] if rest else None, VARIANTS, "variants")
     elif command == "pool":
         pool(rest)
     elif command == "freeze":

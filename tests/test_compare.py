@@ -267,11 +267,11 @@ def test_a_saved_report_compares_with_a_run(run_cli: Cli) -> None:
 def test_save_keeps_the_comparison_in_the_store(run_cli: Cli) -> None:
     run_cli("import", "version", str(DEMO / "1.0"))
     runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
-    run_cli("compare", *runs, "--save", "--resamples", "500")
+    run_cli("compare", *runs, "--save", "--resamples", "1000")
     with Store.open(run_cli.db) as s:
         saved = s.latest_report("comparison")
     assert saved is not None and saved.comparison is not None
-    assert saved.name == "bm25.run vs bm25-title.run" and saved.comparison.resamples == 500
+    assert saved.name == "bm25.run vs bm25-title.run" and saved.comparison.resamples == 1000
 
 
 def test_per_stratum_and_weighted_intervals() -> None:

@@ -327,3 +327,40 @@ def test_sigterm_during_atomic_write_leaves_no_temporary_file(tmp_path: Path) ->
     done = _terminate(_SLOW_ATOMIC, str(target))
     assert done.returncode == 130, done
     assert list(target.parent.iterdir()) == []
+
+
+def _swap_after_check(monkeypatch: pytest.MonkeyPatch, swap: dict[str, object]) -> None:
+    """Replace a file of the folder right after `_plain_file` looked at it (a race with the reader)."""
+    checked = folders._plain_file
+
+    def then_swap(folder: Path, name: str) -> Path | None:
+        found = checked(folder, name)
+        if name in swap:
+            target, path = swap.pop(name), folder / name
+            path.unlink()
+            if isinstance(target, Path):
+                path.symlink_to(target)
+            else:
+                path.write_text(str(target), encoding="utf-8")
+        return found
+
+    monkeypatch.setattr(folders, "_plain_file", then_swap)
+
+
+def test_a_file_swapped_for_a_symlink_after_the_check_is_not_read(
+    version: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is opened without following a symlink and checked by fstat: a swap to
+    /dev/zero (or any file outside) between the look and the read is refused, not read forever."""
+    _swap_after_check(monkeypatch, {"documents.jsonl": Path("/dev/zero")})
+    with pytest.raises(InputError, match="symlink"):
+        versioning.read(version, check=False)
+
+
+def test_a_file_rewritten_after_the_check_is_what_is_hashed(version: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is parsed is what is hashed (one read of one open file): content swapped in after the
+    look is found as changed, never loaded as if it had been verified."""
+    forged = '{"id": "forged", "text": "x", "stratum": "navigational"}\n'
+    _swap_after_check(monkeypatch, {"queries.jsonl": forged})
+    with pytest.raises(Exception, match="queries.jsonl: changed"):
+        versioning.read(version)

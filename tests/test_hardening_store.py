@@ -326,3 +326,50 @@ def test_a_chmod_0444_store_is_one_line(run_cli: Cli) -> None:
         one_line_error(run_cli("strata", "set", "a", "1", ok=False), "cannot write the store")
     finally:
         run_cli.db.chmod(0o644)
+
+
+def _full_store(tmp_path: Path) -> Store:
+    """A store whose file may not grow (`max_page_count`): every write that needs a new page
+    fails with SQLITE_FULL, as on a full disk."""
+    from qrelkit.models import Query
+
+    store = Store.open(tmp_path / "full.db", create=True)
+    store.import_queries([(1, Query(id="q1", text="x", stratum="s"))], source="q.tsv", create_strata=True)
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count={pages}")
+    return store
+
+
+def test_a_full_disk_during_an_import_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    """SQLite rolls back by itself on SQLITE_FULL: the store's own rollback (and the import's
+    cleanup of its temporary table) used to fail then ("cannot rollback", "no such table"),
+    hiding the cause. Now: one StoreError saying there is no space, and the store as it was."""
+    from qrelkit.errors import StoreError
+    from qrelkit.formats.trec import QrelRecord
+
+    store = _full_store(tmp_path)
+    records = [QrelRecord("q1", f"doc-{i:06d}-" + "x" * 40, i % 2, i + 1) for i in range(20_000)]
+    with pytest.raises(StoreError) as caught:
+        store.import_qrels(records, source="big.qrels", assessor="a")
+    assert "no space left" in caught.value.message and "nothing of this command was written" in caught.value.message
+    assert store.conn.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+    assert not store.conn.in_transaction
+    store.conn.execute("PRAGMA max_page_count=1000000")  # space again: the store works
+    assert store.import_qrels(records[:10], source="small.qrels", assessor="a") == (10, 0)
+
+
+def test_an_io_error_on_a_full_disk_is_called_full_not_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening the WAL on a full disk fails as a plain "disk I/O error": with (almost) no space
+    left where the store lives, that is what the message says, not that the store is damaged."""
+    from qrelkit.storage import store as store_module
+
+    class Full:
+        f_bavail, f_frsize = 3, 4096
+
+    error = sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(store_module.os, "statvfs", lambda _p: Full())
+    assert "no space left" in store_module._refusal(tmp_path / "s.db", error).message
+    monkeypatch.setattr(
+        store_module.os, "statvfs", lambda _p: type("Roomy", (), {"f_bavail": 1 << 30, "f_frsize": 4096})()
+    )
+    assert "is damaged" in store_module._refusal(tmp_path / "s.db", error).message

@@ -50,6 +50,21 @@ def test_only_storage_schema_imports_sqlite_utils() -> None:
     assert users == ["storage/schema.py"]
 
 
+def test_only_storage_speaks_sql() -> None:
+    """The store is the only sqlite user: no module above it reaches into a store's connection
+    (`store.conn`) to run SQL of its own."""
+    import ast
+
+    users = []
+    for path in SRC.rglob("*.py"):
+        if path.relative_to(SRC).parts[0] == "storage":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "conn":
+                users.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert users == []
+
+
 def _imported_modules(path: Path) -> set[str]:
     import ast
 

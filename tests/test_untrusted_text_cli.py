@@ -213,7 +213,7 @@ def table_commands(b: Built) -> dict[str, tuple[list[str], list[str]]]:
         "score --qrels": (["score", a, "--qrels", str(b.qrels)], [f"{RUN_A} vs {QRELS_FILE}"]),
         "score --golden": (["score", a, "--golden", str(b.v1)], [f"{RUN_A} vs {VERSION_NAME} (v1"]),
         "compare": (["compare", a, bb], [f"A {RUN_A}  vs  B {RUN_B}", S1, S2]),
-        "compare --golden": (["compare", a, bb, "--golden", str(b.v2), "--resamples", "50"], [RUN_A, RUN_B]),
+        "compare --golden": (["compare", a, bb, "--golden", str(b.v2), "--resamples", "1000"], [RUN_A, RUN_B]),
         "diff": (["diff", str(b.v1), str(b.v2)], [f"{VERSION_NAME}/v1 -> {VERSION_NAME}/v2", f"stratum {S1}"]),
         "verify": (["verify", str(b.v1)], [f"{VERSION_NAME}/v1: ", "files match the manifest"]),
         "policy": (["policy"], ["label policy: median"]),
@@ -293,7 +293,7 @@ def test_json_outputs_round_trip_every_string(built: Built) -> None:
     assert set(first["per_query"]) == {Q1, Q2, Q3, Q4}
     assert set(first["metrics"]["RR"]["by_stratum"]) == {S1, S2, S3}
 
-    comparison = json_of(cli("compare", a, b, "--format", "json", "--resamples", "50"))
+    comparison = json_of(cli("compare", a, b, "--format", "json", "--resamples", "1000"))
     assert isinstance(comparison, dict)
     assert (comparison["baseline"]["run"]["name"], comparison["candidate"]["run"]["name"]) == (RUN_A, RUN_B)
 
@@ -335,7 +335,7 @@ def test_exports_round_trip_every_string(built: Built) -> None:
 
 def test_the_html_page_escapes_names_and_shows_their_controls(built: Built) -> None:
     a, b = str(built.runs[RUN_A]), str(built.runs[RUN_B])
-    page = built.cli("compare", a, b, "--format", "html", "--resamples", "50").stdout
+    page = built.cli("compare", a, b, "--format", "html", "--resamples", "1000").stdout
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page), "a control character in the page"
     assert escape(shown(RUN_A)) in page and escape(shown(RUN_B)) in page  # markup is no HTML: as it is
 
@@ -489,7 +489,7 @@ def test_a_colour_terminal_gets_colours_but_no_escape_from_data(built: Built) ->
         (["status"], 0, [GOLDEN, S1, S2, S3]),
         (["queue"], 0, [Q1, D2, MISSING_DOC]),
         (["score", a], 0, [RUN_A, GOLDEN]),
-        (["compare", a, b, "--resamples", "200"], 0, [RUN_A, RUN_B]),
+        (["compare", a, b, "--resamples", "1000"], 0, [RUN_A, RUN_B]),
         (["queue", "--stratum", "s[/]\x1b[2J"], 2, ["s[/]\x1b[2J"]),
         (["queue", "--order", "\x1b]0;pwned\x07"], 2, ["\x1b]0;pwned\x07"]),
     ]:

@@ -27,6 +27,15 @@ BIG = 100 * 1024 * 1024
 """A line of 100 MB."""
 
 
+def _bad_crc(text: bytes) -> bytes:
+    """A gzip stream whose CRC does not match its data (the last 8 bytes are CRC and length)."""
+    import gzip
+
+    data = bytearray(gzip.compress(text))
+    data[-8] ^= 0xFF
+    return bytes(data)
+
+
 def _big_line(prefix: bytes, suffix: bytes) -> bytes:
     return prefix + b"d" * BIG + suffix
 
@@ -136,7 +145,77 @@ REPORTS = [
     ("report: deeply nested", "x.json", b"[" * 100_000 + b"]" * 100_000, None),
     ("report: binary garbage", "x.json", GARBAGE, 1),
 ]
-CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS
+HUGE_INT = b"9" * 5000
+"""A JSON integer over Python's 4,300-digit limit for int(str)."""
+ADVERSARIAL = [
+    # ids: one rule at every entry (C1 controls, NEL, a bidi override, DEL, `#`, white space)
+    ("qrels: C1 control in an id", "x.qrels", "con-01 0 a\x9bb 1\n".encode(), 1),
+    ("qrels: NEL in an id", "x.qrels", "con-01 0 a\x85b 1\n".encode(), 1),
+    ("qrels: bidi override in an id", "x.qrels", "con-01 0 abc\u202edcba 1\n".encode(), 1),
+    ("qrels: DEL in an id", "x.qrels", b"con-01 0 a 1\ncon-01 0 a\x7fb 1\n", 2),
+    ("qrels: id starting with #", "x.qrels", b"con-01 0 a 1\ncon-01 0 #b 1\n", 2),
+    ("qrels: control character as a separator", "x.qrels", b"con-01\x010 a 1\n", 1),
+    ("qrels: Arabic-Indic digit grade", "x.qrels", "con-01 0 a \u0663\n".encode(), 1),
+    ("qrels: underscore grade", "x.qrels", b"con-01 0 a 1_0\n", 1),
+    ("qrels: plus-signed grade", "x.qrels", b"con-01 0 a +2\n", 1),
+    ("qrels: corrupt gzip CRC", "x.qrels.gz", None, None),  # built lazily: _bad_crc
+    ("run: C1 control in an id", "x.run", "con-01 Q0 a\x9bb 1 2.0 r\n".encode(), 1),
+    ("run: DEL in an id", "x.run", b"con-01 Q0 a 1 2.0 r\ncon-01 Q0 a\x7fb 2 1.0 r\n", 2),
+    ("run: 2,000-character id", "x.run", b"con-01 Q0 " + b"d" * 2000 + b" 1 2.0 r\n", 1),
+    ("run: JSONL id with a space", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a b", "score": 1.0}\n', 1),
+    (
+        "run: JSONL 2,000-character id",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "' + b"d" * 2000 + b'", "score": 1}\n',
+        1,
+    ),
+    ("run: JSONL duplicate key", "x.jsonl", b'{"query_id": "con-01", "doc_id": "a", "score": 1, "score": 2}\n', 1),
+    (
+        "run: JSONL huge integer score",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "score": ' + HUGE_INT + b"}\n",
+        1,
+    ),
+    ("queries: huge integer", "x.jsonl", b'{"id": "n1", "text": "x", "n": ' + HUGE_INT + b"}\n", 1),
+    ("queries: duplicate key", "x.jsonl", b'{"id": "n1", "text": "x", "id": "n2"}\n', 1),
+    ("queries: id starting with #", "x.jsonl", b'{"id": "#n1", "text": "x"}\n', 1),
+    ("queries: C1 control in an id", "x.jsonl", b'{"id": "n\\u009b1", "text": "x"}\n', 1),
+    ("queries: stratum named all", "x.jsonl", b'{"id": "n1", "text": "x", "stratum": "all"}\n', 1),
+    (
+        "docs: duplicate id",
+        "x.jsonl",
+        b'{"id": "n1", "text": "x"}\n{"id": "n2", "text": "y"}\n{"id": "n1", "text": "z"}\n',
+        3,
+    ),
+    ("docs: id with a space", "x.jsonl", b'{"id": "n 1", "text": "x"}\n', 1),
+    (
+        "judgments: grade is text",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": "two", "assessor": "x"}\n',
+        1,
+    ),
+    (
+        "judgments: unknown field",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "x", "colour": 1}\n',
+        1,
+    ),
+    (
+        "judgments: huge integer grade",
+        "x.jsonl",
+        b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": ' + HUGE_INT + b', "assessor": "x"}\n',
+        1,
+    ),
+    ("report: huge integer", "x.json", b'{"reports": [' + HUGE_INT + b"]}\n", 1),
+    ("report: duplicate key", "x.json", b'{"reports": [], "reports": []}\n', None),
+    ("pool: empty run", "x.run", b"", None),
+    ("pool: duplicate document", "x.run", b"con-01 Q0 a 1 2 r\ncon-01 Q0 a 2 1 r\n", 2),
+    ("status runs: empty run", "x.run", b"", None),
+]
+"""The cases the adversarial review of the store and its readers found (issue 15), each a file:
+the id rule at every reader, ASCII-digit grades, corrupt gzip, JSON integers over 4,300 digits,
+duplicate JSON keys, duplicate documents, an empty run given to pool and status."""
+CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL
 
 
 def _command(name: str, path: Path) -> list[str]:
@@ -151,6 +230,10 @@ def _command(name: str, path: Path) -> list[str]:
         return ["import", "docs", str(path)]
     if kind == "judgments":
         return ["import", "judgments", str(path)]
+    if kind == "pool":
+        return ["pool", str(path), "--depth", "5"]
+    if kind == "status runs":
+        return ["status", "--runs", str(path)]
     return ["compare", str(path), str(path)]
 
 
@@ -186,7 +269,9 @@ def test_malformed_input_is_one_line_exit_2_and_changes_nothing(
     demo_store: Path, tmp_path: Path, name: str, filename: str, content: bytes | None, line: int | None
 ) -> None:
     path = tmp_path / filename
-    if content is None:
+    if content is None and filename.endswith(".gz"):
+        path.write_bytes(_bad_crc(b"con-01 0 a 1\n" * 1000))
+    elif content is None:
         with open(path, "wb") as fh:
             fh.write(b"con-01 0 a 1\n")
             fh.write(_big_line(b"con-01 0 ", b" 1\n"))

@@ -21,6 +21,9 @@ COMMANDS = {
     "policy": "setup",
     "strata": "setup",
     "profiles": "setup",
+    "queries": "content",
+    "docs": "content",
+    "removals": "content",
     "import": "imports",
     "status": "status",
     "agreement": "status",
@@ -30,11 +33,14 @@ COMMANDS = {
     "export": "export",
     "score": "score",
     "compare": "compare",
+    "sensitivity": "compare",
     "freeze": "versions",
     "verify": "versions",
     "diff": "versions",
     "schemas": "versions",
     "demo": "demo",
+    "reports": "reports",
+    "serve": "serve",
 }
 """Command -> the module of this package that defines it (in its `COMMANDS`); a module is
 imported only when one of its commands runs, so every command starts without the others'

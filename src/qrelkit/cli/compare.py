@@ -8,20 +8,28 @@ from typing import Literal
 import click
 from rich.text import Text
 
-from ..models import Comparison
+from ..models import CORRECTIONS, Comparison, Correction, Leaderboard
 from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
 from ..render.styles import data
 from ..workflows import compare as workflow
-from ..workflows import exporting
 from ._common import check_out, emit, err, open_store, options, out_option, seed_option, source_options, store_opener
 
-HELP = """Compare baseline A with candidate B, paired over the same queries.
+HELP = """Compare baseline A with candidate B (or with several candidates), paired over the same queries.
 
-A and B are run files (scored here against the store, --golden or --qrels) or JSON reports
-saved with `score --format json --per-query` (a .json file); one report file holding two runs'
-reports is A and B. Reports must be comparable (same golden content, metrics, cutoffs,
-threshold and queries) unless --allow-mismatch.
+Inputs are run files (scored here against the store, --golden or --qrels) or JSON reports
+saved with `score --format json --per-query` (a .json file); one report file holding several
+runs' reports counts as those runs. Reports must be comparable (same golden content, metrics,
+cutoffs, threshold and queries) unless --allow-mismatch.
+
+\b
+Three or more inputs (or --leaderboard) make a leaderboard: one row per run, per metric its
+mean, 95% interval, coverage and bounds, the paired delta to the baseline (the first input)
+with its bootstrap interval and randomization p-value, corrected by --correction (default holm:
+Holm over each candidate's test against the baseline; bonferroni; tukey: the randomized Tukey
+HSD over every pair of runs; none), significance marks, and the sensitivity of each metric
+(SD, SE, minimum detectable effect, queries needed for --delta, discriminative power). Gates
+then apply to every candidate, on the corrected interval.
 
 \b
 Per metric: both means, B - A, a 95% paired bootstrap interval, a paired randomization test,
@@ -38,24 +46,50 @@ Exit status: 0 compared (and every gate passed), 1 a gate failed, 2 bad input (a
 measure the reports do not both hold included).
 """
 
-CompareFormat = Literal["table", "json", "html"]
+CompareFormat = Literal["table", "json", "html", "csv", "latex"]
+DELTA = click.FloatRange(1e-6, 1e6)
+"""--delta: a change in metric units (a count metric's can exceed 1)."""
+MIN_RESAMPLES = 1_000
+"""Fewer resamples make the 2.5th/97.5th percentiles and p-values too coarse to read."""
 
 OPTIONS = options(
-    click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="A [B]"),
+    click.argument(
+        "inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="A [B...]"
+    ),
     source_options,
     click.option("--metrics", help="Comma-separated measures (the two tiles are always added)."),
     click.option("--profile", help="Use a scoring profile's metrics and strata (runs only)."),
     click.option("--headline", default="nDCG@10", show_default=True, help="The headline tile."),
     click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth)."),
-    click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]), default="table", show_default=True),
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json", "html", "csv", "latex"]),
+        default="table",
+        show_default=True,
+        help="csv and latex write a leaderboard.",
+    ),
     out_option,
     click.option(
-        "--resamples", type=click.IntRange(1, 10**8), default=10_000, show_default=True, help="Bootstrap and test."
+        "--resamples",
+        type=click.IntRange(MIN_RESAMPLES, 10**8),
+        default=10_000,
+        show_default=True,
+        help="Bootstrap and randomization resamples.",
     ),
     seed_option("Seed of the resampling."),
     click.option("--fail-if-worse", "fail_if_worse", multiple=True, metavar="METRIC[:TOL]", help="Exit 1 if worse."),
     click.option("--gate-pair", metavar="M1,M2", help="Exit 1 if the gain on one is less than the loss on the other."),
     click.option("--allow-mismatch", is_flag=True, help="Compare anyway, over the queries both share."),
+    click.option(
+        "--correction",
+        type=click.Choice(CORRECTIONS),
+        default="holm",
+        show_default=True,
+        help="Multiple-comparison correction of a leaderboard.",
+    ),
+    click.option("--leaderboard", "as_leaderboard", is_flag=True, help="A leaderboard even for two inputs."),
+    click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
     click.option("--save", is_flag=True, help="Keep the comparison in the store (the TUI dashboard shows it)."),
 )
 
@@ -80,27 +114,57 @@ def compare(
     fail_if_worse: tuple[str, ...],
     gate_pair: str | None,
     allow_mismatch: bool,
+    correction: Correction,
+    as_leaderboard: bool,
+    delta: float | None,
     save: bool,
 ) -> None:
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, headline=headline, recall=recall, resamples=resamples, seed=seed,
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
-        allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify,
+        allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
+        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
-    outcome = workflow.compare(inputs, opts, store_opener(ctx))
-    c = outcome.comparison
-    emit(lambda width, color: render(c, fmt, width, color), out_path)
-    if outcome.mismatches:
-        err.print(Text.assemble(("compared despite:", "bold yellow"), " ", data("; ".join(outcome.mismatches))))
-        err.print(f"over the {c.queries} queries both reports share")
-    if save:
-        exporting.save_reports(open_store(ctx), [c])
+    outcome = workflow.compare_any(inputs, opts, store_opener(ctx))
+    if isinstance(outcome, workflow.LeaderboardOutcome):
+        board = outcome.leaderboard
+        if save:
+            raise click.UsageError(
+                "--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE"
+            )
+        emit(lambda width, color: render_leaderboard(board, fmt, width, color), out_path)
+    else:
+        c = outcome.comparison
+        emit(lambda width, color: render(c, fmt, width, color), out_path)
+        if outcome.mismatches:
+            err.print(Text.assemble(("compared despite:", "bold yellow"), " ", data("; ".join(outcome.mismatches))))
+            err.print(f"over the {c.queries} queries both reports share")
+        if save:
+            from .reports import save_and_say
+
+            save_and_say(open_store(ctx), [c])
     if outcome.failures:
         for f in outcome.failures:
             err.print(Text.assemble(("gate failed:", "bold red"), " ", data(f)))
         ctx.exit(1)
+
+
+def render_leaderboard(board: Leaderboard, fmt: CompareFormat, width: int, color: bool) -> str:
+    from ..render import leaderboard as lb
+
+    if fmt == "json":
+        return board.model_dump_json(indent=2) + "\n"
+    if fmt == "csv":
+        return lb.leaderboard_csv(board)
+    if fmt == "latex":
+        return lb.leaderboard_latex(board)
+    if fmt == "html":
+        from ..render.html import render_leaderboard as page
+
+        return page(board)
+    return text(lb.leaderboard_tables(board), width=max(width, TABLE_WIDTH), color=color)
 
 
 def render(c: Comparison, fmt: CompareFormat, width: int, color: bool) -> str:
@@ -113,4 +177,67 @@ def render(c: Comparison, fmt: CompareFormat, width: int, color: bool) -> str:
     return text(comparison_table(c), width=max(width, TABLE_WIDTH), color=color)
 
 
-COMMANDS = [compare]
+SENSITIVITY_HELP = """How sensitive each metric is on this golden set, from RUNS (files or saved reports).
+
+\b
+Per metric, over every query and per stratum: the SD of the per-query values and the SE of the
+mean; with two or more runs, the SD of the paired differences with the first run and the minimum
+detectable effect of a paired t-test (alpha 0.05, power 0.8) on the queries at hand; with
+--delta D, the queries needed to detect D; with three or more runs, the discriminative power
+(the share of run pairs a paired randomization test finds different at alpha 0.05, Sakai 2006).
+A metric whose MDE is larger than the change that matters cannot tell "no change" from "cannot
+tell" on this set.
+"""
+
+
+@click.command(help=SENSITIVITY_HELP)
+@options(
+    click.argument(
+        "inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="RUNS..."
+    ),
+    source_options,
+    click.option("--metrics", help="Comma-separated measures (default: the default set)."),
+    click.option("--profile", help="Use a scoring profile's metrics and strata (runs only)."),
+    click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
+    click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True),
+    out_option,
+    click.option(
+        "--resamples", type=click.IntRange(MIN_RESAMPLES, 10**8), default=10_000, show_default=True,
+        help="Resamples of the pairwise tests (discriminative power).",
+    ),
+    seed_option("Seed of the resampling."),
+    click.option("--allow-mismatch", is_flag=True, help="Go on over the queries every report holds."),
+)  # fmt: skip
+@click.pass_context
+def sensitivity(
+    ctx: click.Context,
+    inputs: tuple[Path, ...],
+    golden: Path | None,
+    qrels: Path | None,
+    verify: bool,
+    metrics: str | None,
+    profile: str | None,
+    delta: float | None,
+    fmt: str,
+    out_path: Path | None,
+    resamples: int,
+    seed: int,
+    allow_mismatch: bool,
+) -> None:
+    from ..render import leaderboard as lb
+
+    opts = workflow.CompareOptions(
+        metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
+        golden=golden, qrels=qrels, verify=verify, delta=delta,
+    )  # fmt: skip
+    check_out(ctx, out_path, *inputs, golden, qrels)
+    rep = workflow.sensitivity(inputs, opts, store_opener(ctx))
+    if fmt == "json":
+        emit(lambda _w, _c: rep.model_dump_json(indent=2) + "\n", out_path)
+    elif fmt == "csv":
+        emit(lambda _w, _c: lb.sensitivity_csv(rep), out_path)
+    else:
+        emit(lambda width, color: text(lb.sensitivity_table(rep), width=max(width, 100), color=color), out_path)
+
+
+COMMANDS = [compare, sensitivity]

@@ -11,7 +11,7 @@ from ..models import ScoreReport
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
-from ..workflows import exporting, scoring, sources
+from ..workflows import scoring, sources
 from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
 
 HELP = """Score RUNS (TREC run files, or JSON Lines: .jsonl / .ndjson) with coverage and bounds,
@@ -116,7 +116,9 @@ def score(
     reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds)
     _emit(reports, runs, fmt, naming, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:
-        exporting.save_reports(open_store(ctx), reports)
+        from .reports import save_and_say
+
+        save_and_say(open_store(ctx), reports)
     if min_coverage is not None:
         low = scoring.coverage_violations(reports, min_coverage)
         if low:

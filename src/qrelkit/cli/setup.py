@@ -8,6 +8,7 @@ from ..models import LabelPolicy
 from ..render.styles import data
 from ..render.tables import profiles_table, strata_table
 from ..resolution import POLICIES
+from ..workflows import removing
 from ..workflows import setup as workflow
 from ._common import open_store, say, show
 
@@ -101,6 +102,16 @@ def strata_list(ctx: click.Context) -> None:
     show(strata_table(view.status, view.shares))
 
 
+@strata.command("remove")
+@click.argument("name")
+@click.pass_context
+def strata_remove(ctx: click.Context, name: str) -> None:
+    """Remove stratum NAME and its weight, recorded; refused while a query is in it or a profile
+    names it."""
+    removal = removing.remove_stratum(open_store(ctx), name)
+    say("removed stratum ", data(removal.name))
+
+
 @click.group()
 def profiles() -> None:
     """Scoring profiles: a consumer's metrics and strata (used by `score --profile`)."""
@@ -130,6 +141,15 @@ def profiles_set(ctx: click.Context, name: str, metrics: str, strata_names: str 
 def profiles_list(ctx: click.Context) -> None:
     """List the scoring profiles."""
     show(profiles_table(workflow.profiles(open_store(ctx))))
+
+
+@profiles.command("remove")
+@click.argument("name")
+@click.pass_context
+def profiles_remove(ctx: click.Context, name: str) -> None:
+    """Remove profile NAME, recorded (saved reports made with it are kept)."""
+    removal = removing.remove_profile(open_store(ctx), name)
+    say("removed profile ", data(removal.name))
 
 
 COMMANDS = [init, policy, strata, profiles]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import gzip
 import hashlib
 import io
@@ -190,19 +191,51 @@ class HashedPath(os.PathLike[str]):
         return "sha256:" + last.digest.hexdigest()
 
 
-class _HashingReader:
-    """A binary file that feeds what is read from it to a sha256 and notes reaching the end."""
+class PlainFile(HashedPath):
+    """A `HashedPath` that must be a regular file: opened without following a symlink and without
+    blocking (a FIFO), refused unless `fstat` says regular, and read no further than `limit`
+    bytes. The checks hold for the file actually read, so a file swapped for a symlink or a
+    device after someone looked at it is refused, not read (version folders)."""
 
-    def __init__(self, fh: IO[bytes]) -> None:
+    def __init__(self, path: PathLike, limit: int) -> None:
+        super().__init__(path)
+        self.limit = limit
+
+
+def _open_plain(p: Path, plain: PlainFile) -> IO[bytes]:
+    name = display(p)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise InputError("no such file", "check the path", path=name) from None
+    except OSError as exc:
+        refused = "is a symlink: refused" if exc.errno == errno.ELOOP else f"cannot open: {exc.strerror}"
+        raise InputError(refused, path=name) from None
+    fh = open(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        fh.close()
+        raise InputError("is not a regular file: refused", path=name)
+    return fh
+
+
+class _HashingReader:
+    """A binary file that feeds what is read from it to a sha256 and notes reaching the end
+    (and, with `limit`, refuses to read past that many bytes)."""
+
+    def __init__(self, fh: IO[bytes], limit: int | None = None, name: str = "") -> None:
         self.fh = fh
         self.fileobj = getattr(fh, "fileobj", None) or fh
         """The file on disk (compressed for `.gz`): `_Meter` reports its position."""
         self.digest = hashlib.sha256()
         self.done = False
+        self.limit, self.name, self.seen = limit, name, 0
 
     def _seen(self, data: bytes, size: int) -> bytes:
         if data:
             self.digest.update(data)
+            self.seen += len(data)
+            if self.limit is not None and self.seen > self.limit:
+                raise InputError(f"is larger than {self.limit:,} bytes: refused", path=self.name)
         elif size != 0:
             self.done = True
         return data
@@ -228,6 +261,10 @@ class _HashingReader:
 
 def _open_binary(path: PathLike) -> IO[bytes]:
     """The file's bytes (decompressed for `.gz`); a `HashedPath` hashes what is read."""
+    if isinstance(path, PlainFile):  # a version's file: never a pipe, a device or a symlink, never copied
+        reader = _HashingReader(_open_plain(Path(path), path), path.limit, display(path))
+        path._last = reader
+        return cast(IO[bytes], reader)
     p, copied = (_stdin_copy(), True) if is_stdin(path) else _readable(Path(path))
     if p.is_dir():
         raise InputError("is a folder, not a file", "name a file", path=display(path))

@@ -16,6 +16,7 @@ from ..models import (
     Document,
     Judgment,
     Label,
+    Leaderboard,
     Manifest,
     PoolEntry,
     Query,
@@ -23,6 +24,7 @@ from ..models import (
     RunCoverage,
     ScoreReport,
     ScoreReports,
+    SensitivityReport,
 )
 
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -37,6 +39,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "queue-item.schema.json": QueueItem,
     "run-coverage.schema.json": RunCoverage,
     "comparison.schema.json": Comparison,
+    "leaderboard.schema.json": Leaderboard,
+    "sensitivity.schema.json": SensitivityReport,
 }
 """File name -> model; line schemas validate one JSONL line."""
 

@@ -201,10 +201,12 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
         yield RunRecord(qid, docid, score, lineno)
 
 
-def write_qrels(labels: Iterable[Label], out: IO[str]) -> int:
-    """Write graded labels as TREC qrels, sorted by query then doc; returns the line count."""
+def write_qrels(labels: Iterable[Label], out: IO[str], *, presorted: bool = False) -> int:
+    """Write graded labels as TREC qrels, sorted by query then doc (`presorted`: they come so,
+    and stream); returns the line count."""
     n = 0
-    for label in sorted(labels, key=lambda lab: (lab.query_id, lab.doc_id)):
+    ordered = labels if presorted else sorted(labels, key=lambda lab: (lab.query_id, lab.doc_id))
+    for label in ordered:
         out.write(f"{label.query_id} 0 {label.doc_id} {label.grade}\n")
         n += 1
     return n

@@ -35,6 +35,7 @@ from .domain import (
     QueryCoverage,
     QueueItem,
     QueueOrder,
+    Removal,
     ReportKind,
     RunCoverage,
     ScoringProfile,
@@ -46,6 +47,15 @@ from .domain import (
     utcnow,
 )
 from .judging import DocState, PairNote, QueryProgress, default_assessor
+from .leaderboard import (
+    CORRECTIONS,
+    Correction,
+    Leaderboard,
+    LeaderboardRow,
+    RunCell,
+    Sensitivity,
+    SensitivityReport,
+)
 from .reports import (
     AgreementReport,
     AgreementStats,
@@ -78,6 +88,13 @@ from .versions import (
 )
 
 __all__ = [
+    "CORRECTIONS",
+    "Correction",
+    "Leaderboard",
+    "LeaderboardRow",
+    "RunCell",
+    "Sensitivity",
+    "SensitivityReport",
     "AgreementReport",
     "AgreementStats",
     "Collision",
@@ -121,6 +138,7 @@ __all__ = [
     "QueueItem",
     "QueueOrder",
     "ReportKind",
+    "Removal",
     "RunCoverage",
     "SavedReport",
     "ScoreReport",

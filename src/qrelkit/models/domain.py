@@ -347,3 +347,14 @@ class StoreStatus(_Model):
     skipped: int
     unlabeled_pool: int
     strata: list[StratumStatus]
+
+
+class Removal(_Model):
+    """What one removal took out (counts) and the record it wrote."""
+
+    kind: str
+    name: str
+    judged_pairs: int = 0
+    """Pairs that held a vote or a skip, now cleared."""
+    pooled: int = 0
+    """Pooled (unlabeled) pairs dropped with it."""

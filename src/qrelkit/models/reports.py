@@ -174,6 +174,9 @@ class StratumDelta(_Model):
     """Bootstrap interval over the stratum's queries alone (wide for a small stratum)."""
     wins: int
     losses: int
+    coverage_a: float | None = None
+    """Mean coverage of the baseline over the stratum's queries."""
+    coverage_b: float | None = None
 
     @property
     def direction(self) -> Direction:
@@ -207,6 +210,9 @@ class MetricComparison(_Model):
     delta_bounds: tuple[float, float] | None
     """The range unlabeled documents leave the delta in: [mean low_B - mean high_A, mean high_B - mean low_A]."""
     warning: str | None = None
+    mde: float | None = None
+    """Minimum detectable effect of a paired t-test (alpha 0.05, power 0.8) on these queries: a
+    tile that holds with an MDE larger than the change that matters says "cannot tell", not "no change"."""
 
     @property
     def direction(self) -> Direction:

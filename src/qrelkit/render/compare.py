@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..models import Comparison, StratumDelta
+from .html import evidence_note
 from .styles import DIAGNOSIS_STYLE, column, data, delta, interval, number
 
 TABLE_WIDTH = 120
@@ -41,6 +42,9 @@ def comparison_table(c: Comparison) -> RenderableType:
     for name, m in c.metrics.items():
         if m.warning:
             parts.append(Text.assemble(data(name, "yellow"), Text(": "), data(m.warning, "yellow")))
+    for name, m in c.metrics.items():
+        if note := evidence_note(m):  # the interval and the test disagree: say so, in one sentence
+            parts.append(Text.assemble(data(name, "yellow"), Text(": "), Text(note, style="yellow")))
     for col in c.collisions:
         parts.append(
             data(

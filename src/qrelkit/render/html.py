@@ -1,15 +1,17 @@
 """A comparison as one self-contained HTML page: inline CSS and SVG, no script, no network.
 
-Pure: takes a `Comparison`, returns text. Shows the two tiles with the diagnosis, every metric,
-per-stratum deltas, a per-query delta plot and the score distributions of both sides, coverage and
-the fingerprints that make the numbers comparable.
+Pure: takes a `Comparison`, returns text. Shows the two tiles with the diagnosis (and the minimum
+detectable effect when known), every metric, a sentence wherever the bootstrap interval and the
+randomization test disagree, per-stratum deltas, a per-query delta plot (signed axis, each bar
+naming its query on hover) and the score distributions of both sides, coverage and the
+fingerprints that make the numbers comparable. Reads down to a 420 px wide screen.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from ..models import Comparison, Fingerprint, MetricComparison
+from ..models import Comparison, Fingerprint, Leaderboard, MetricComparison
 from .styles import VERDICT, visible
 
 _CSS = """
@@ -21,6 +23,7 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: 
 main { max-width: 1040px; margin: 0 auto; padding: 28px 24px 48px; }
 h1 { font-size: 20px; margin: 0 0 4px; font-weight: 600; }
 h2 { font-size: 15px; margin: 32px 0 10px; font-weight: 600; }
+h1, h2, h3, .sub, .banner, .warn, .note, .fp span, figcaption { overflow-wrap: anywhere; }
 .sub { color: var(--muted); margin: 0 0 20px; }
 .banner { border-radius: 8px; padding: 12px 16px; margin: 0 0 18px; border: 1px solid var(--line);
           background: var(--bg); }
@@ -28,30 +31,42 @@ h2 { font-size: 15px; margin: 32px 0 10px; font-weight: 600; }
 .banner.stable, .banner.improved { border-color: #aceebb; background: #dafbe1; }
 .banner.ordering, .banner.early_warning { border-color: #f5e0a0; background: #fff8c5; }
 .banner.upstream { border-color: #ffcecb; background: #ffebe9; }
-.tiles { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
-.tile { border: 1px solid var(--line); border-radius: 8px; padding: 16px 18px; }
+.tiles { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
+.tile { border: 1px solid var(--line); border-radius: 8px; padding: 16px 18px; min-width: 0; }
 .tile h3 { margin: 0; font-size: 13px; color: var(--muted); font-weight: 600; }
 .tile .delta { font-size: 34px; font-weight: 600; margin: 4px 0 0; font-variant-numeric: tabular-nums; }
 .tile .ci, td .ci { color: var(--muted); font-variant-numeric: tabular-nums; }
-.tile dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 12px; margin: 12px 0 0; }
+.tile dl { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 2px 12px; margin: 12px 0 0; }
 .tile dt { color: var(--muted); } .tile dd { margin: 0; font-variant-numeric: tabular-nums; }
+.mde { font-weight: 500; color: var(--fg); }
+.note { color: var(--muted); font-size: 12.5px; margin: 10px 0 0; }
 .up { color: var(--up); } .down { color: var(--down); } .flat { color: var(--fg); }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: 6px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { color: var(--muted); font-weight: 600; background: var(--bg); }
 th:first-child, td:first-child { text-align: left; }
 .warn { color: var(--warn); margin: 6px 0; }
-.plots { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
-figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+.plots { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
+figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 12px; min-width: 0; }
 figcaption { color: var(--muted); font-size: 12px; margin-bottom: 6px; }
+svg { display: block; max-width: 100%; }
 svg text { font: 11px system-ui, sans-serif; fill: var(--muted); }
+svg rect:hover { opacity: .7; }
 .legend span { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin: 0 4px 0 10px; }
 table.strata { font-size: 12.5px; }
 table.strata th, table.strata td { padding: 5px 6px; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
 code, .fp { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
-.fp { display: grid; grid-template-columns: auto 1fr; gap: 2px 14px; color: var(--muted); }
+.fp { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 2px 14px; color: var(--muted); }
 .fp b { color: var(--fg); font-weight: 500; }
+@media (max-width: 640px) {
+  main { padding: 16px 12px 32px; }
+  .tiles, .plots { grid-template-columns: minmax(0, 1fr); }
+  .tile .delta { font-size: 28px; }
+  .fp { grid-template-columns: minmax(0, 1fr); }
+  .fp b { margin-top: 6px; }
+  svg text { font-size: 13px; }
+}
 """
 
 
@@ -81,13 +96,68 @@ def _stratum_cell(m: MetricComparison, stratum: str) -> str:
     if sub is None:
         return "<td>–</td>"
     colour = "" if sub.direction == "flat" else sub.direction
-    return f"<td class='{colour}'>{_f(sub.delta, sign=True)}{_ci(sub.ci95)}</td>"
+    coverage = ""
+    if sub.coverage_a is not None or sub.coverage_b is not None:
+        coverage = f"<br><small>coverage A {_f(sub.coverage_a, 2)} · B {_f(sub.coverage_b, 2)}</small>"
+    return f"<td class='{colour}'>{_f(sub.delta, sign=True)}{_ci(sub.ci95)}{coverage}</td>"
+
+
+ALPHA = 0.05
+"""The level the page reads p-values and intervals at (95% intervals)."""
+
+
+def evidence_note(m: MetricComparison, alpha: float = ALPHA) -> str | None:
+    """One sentence when the paired bootstrap interval and the randomization test disagree at
+    `alpha` (the interval excludes 0 but p > alpha, or the reverse), else None. Plain text: the
+    page escapes it, the terminal shows it as data."""
+    return disagreement(m.ci95, m.p_value, m.n, alpha)
+
+
+def disagreement(ci: tuple[float, float], p: float, n: int, alpha: float = ALPHA) -> str | None:
+    """`evidence_note` of an interval and a p-value over `n` queries."""
+    excludes = ci[0] > 0 or ci[1] < 0
+    if excludes and p > alpha:
+        return (
+            f"the 95% bootstrap interval excludes 0 but the randomization test gives p = {p:.3f} > {alpha:g}: "
+            f"on {n} queries the two can disagree at the margin, so read this change as borderline."
+        )
+    if not excludes and p <= alpha:
+        return (
+            f"the randomization test gives p = {p:.3f} ≤ {alpha:g} but the 95% bootstrap interval "
+            f"[{ci[0]:+.4f}, {ci[1]:+.4f}] includes 0: the evidence is borderline, and the verdict follows "
+            "the interval."
+        )
+    return None
+
+
+def _verdict(m: MetricComparison) -> str:
+    """The tile's verdict; a tile that holds names its minimum detectable effect when known, so
+    "no change" (a small MDE) and "cannot tell" (a large one) read differently."""
+    verdict = VERDICT[m.direction]
+    if m.mde is not None and m.direction == "flat":
+        return f'{verdict} <span class="mde">· MDE ±{m.mde:.4f}</span>'
+    return verdict
+
+
+def _mde_note(m: MetricComparison) -> str:
+    if m.mde is None:
+        return ""
+    what = (
+        "a change this large or larger would have shown 4 times in 5, so holding means no change of that size; "
+        "a smaller one cannot be told from noise here"
+        if m.direction == "flat"
+        else "the smallest change these queries detect 80% of the time"
+    )
+    return (
+        f'<p class="note">Minimum detectable effect ±{m.mde:.4f} (paired t-test, α 0.05, power 0.8, '
+        f"{m.n} queries): {what}.</p>"
+    )
 
 
 def _tile(name: str, role: str, m: MetricComparison) -> str:
-    verdict = VERDICT[m.direction]
+    note = evidence_note(m)
     return f"""<section class="tile">
-<h3>{_text(role)} · {_text(name)} · {verdict}</h3>
+<h3>{_text(role)} · {_text(name)} · {_verdict(m)}</h3>
 <div class="delta {_cls(m)}">{_f(m.delta, sign=True)}</div>
 <div class="ci">95% CI [{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}] · p {m.p_value:.4f}</div>
 <dl>
@@ -95,32 +165,39 @@ def _tile(name: str, role: str, m: MetricComparison) -> str:
 <dt>wins / ties / losses</dt><dd>{m.wins} / {m.ties} / {m.losses}</dd>
 <dt>traffic-weighted Δ</dt><dd>{_f(m.weighted_delta, sign=True)}</dd>
 <dt>coverage A / B</dt><dd>{_f(m.coverage_a, 3)} / {_f(m.coverage_b, 3)}</dd>
-</dl>
+</dl>{_mde_note(m)}{f'<p class="warn">{_text(note)}</p>' if note else ""}
 </section>"""
 
 
 def _delta_plot(c: Comparison, metric: str) -> str:
-    """Per-query B - A, sorted, one bar per query."""
-    deltas = sorted(b - a for a, b in c.per_query[metric].values())
-    w, h, pad = 480, 180, 28
-    top = max((abs(d) for d in deltas), default=0.0) or 1.0
+    """Per-query B - A, sorted, one bar per query (its id and values on hover); the y-axis
+    labels carry their signs."""
+    bars = sorted(((b - a, q, a, b) for q, (a, b) in c.per_query[metric].items()), key=lambda x: (x[0], x[1]))
+    w, h, left, right = 480, 180, 48, 6
+    top = max((abs(x[0]) for x in bars), default=0.0) or 1.0
     mid = h / 2
-    bar = (w - 2 * pad) / max(len(deltas), 1)
+    reach = mid - 10
+    bar = (w - left - right) / max(len(bars), 1)
     parts = [
         f'<svg viewBox="0 0 {w} {h}" width="100%" role="img" aria-label="per-query delta of {_text(metric)}">',
-        f'<line x1="{pad}" x2="{w - pad}" y1="{mid}" y2="{mid}" stroke="#8c959f"/>',
-        f'<text x="{pad - 4}" y="{14}" text-anchor="end">+{top:.2f}</text>',
-        f'<text x="{pad - 4}" y="{h - 4}" text-anchor="end">-{top:.2f}</text>',
+        f'<line x1="{left}" x2="{w - right}" y1="{mid}" y2="{mid}" stroke="#8c959f"/>',
+        f'<line x1="{left}" x2="{left}" y1="{mid - reach}" y2="{mid + reach}" stroke="#d1d9e0"/>',
+        f'<text class="tick" x="{left - 6}" y="{mid - reach + 4:.0f}" text-anchor="end">+{top:.2f}</text>',
+        f'<text class="tick" x="{left - 6}" y="{mid + 4:.0f}" text-anchor="end">0</text>',
+        f'<text class="tick" x="{left - 6}" y="{mid + reach + 4:.0f}" text-anchor="end">-{top:.2f}</text>',
     ]
-    for i, d in enumerate(deltas):
-        height = abs(d) / top * (mid - 8)
-        y = mid - height if d > 0 else mid
-        colour = "#1a7f37" if d > 0 else "#cf222e"
-        if height > 0:
-            parts.append(
-                f'<rect x="{pad + i * bar:.2f}" y="{y:.2f}" width="{max(bar - 0.5, 0.5):.2f}" '
-                f'height="{height:.2f}" fill="{colour}"/>'
-            )
+    for i, (d, q, a, b) in enumerate(bars):
+        height = abs(d) / top * reach
+        colour = "#1a7f37" if d > 0 else "#cf222e" if d < 0 else "#8c959f"
+        if height < 1.5:  # a tie (or nearly): a sliver on the axis, still there to hover
+            height, y = 1.5, mid - 0.75
+        else:
+            y = mid - height if d > 0 else mid
+        title = f"{visible(q)}: {d:+.4f} (A {a:.4f} → B {b:.4f})"
+        parts.append(
+            f'<rect x="{left + i * bar:.2f}" y="{y:.2f}" width="{max(bar - 0.5, 0.5):.2f}" '
+            f'height="{height:.2f}" fill="{colour}"><title>{escape(title)}</title></rect>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -167,14 +244,36 @@ def _fingerprint(label: str, fp: Fingerprint) -> str:
     )
 
 
-def _metric_rows(c: Comparison) -> str:
-    return "".join(
-        f"<tr><td>{_text(name)}{' ★' if name in (c.headline, c.recall) else ''}</td><td>{_f(m.mean_a)}</td>"
-        f"<td>{_f(m.mean_b)}</td><td class='{_cls(m)}'>{_f(m.delta, sign=True)}</td>"
-        f"<td>[{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}]</td><td>{m.p_value:.4f}</td>"
-        f"<td>{m.wins}/{m.ties}/{m.losses}</td><td>{_f(m.weighted_delta, sign=True)}</td>"
-        f"<td>{_f(m.coverage_a, 3)}</td><td>{_f(m.coverage_b, 3)}</td></tr>"
+def _metric_rows(c: Comparison, mde: bool) -> str:
+    rows = []
+    for name, m in c.metrics.items():
+        note = evidence_note(m)
+        mark = f' <span class="warn" title="{_text(note)}">◆</span>' if note else ""
+        rows.append(
+            f"<tr><td>{_text(name)}{' ★' if name in (c.headline, c.recall) else ''}</td><td>{_f(m.mean_a)}</td>"
+            f"<td>{_f(m.mean_b)}</td><td class='{_cls(m)}'>{_f(m.delta, sign=True)}</td>"
+            f"<td>[{_f(m.ci95[0], sign=True)}, {_f(m.ci95[1], sign=True)}]</td><td>{m.p_value:.4f}{mark}</td>"
+            + (f"<td>{'±' + _f(m.mde) if m.mde is not None else '–'}</td>" if mde else "")
+            + f"<td>{m.wins}/{m.ties}/{m.losses}</td><td>{_f(m.weighted_delta, sign=True)}</td>"
+            f"<td>{_f(m.coverage_a, 3)}</td><td>{_f(m.coverage_b, 3)}</td></tr>"
+        )
+    return "".join(rows)
+
+
+def _metric_table(c: Comparison) -> str:
+    mde = any(m.mde is not None for m in c.metrics.values())
+    notes = "".join(
+        f'<p class="warn">{_text(name)}: {_text(note)}</p>'
         for name, m in c.metrics.items()
+        if name not in (c.headline, c.recall) and (note := evidence_note(m))
+    )
+    return (
+        '<div class="scroll"><table><tr><th>metric</th><th>A</th><th>B</th><th>B − A</th><th>95% CI</th><th>p</th>'
+        + ("<th>MDE</th>" if mde else "")
+        + "<th>W/T/L</th><th>weighted Δ</th><th>coverage A</th><th>coverage B</th></tr>"
+        + _metric_rows(c, mde)
+        + "</table></div>"
+        + notes
     )
 
 
@@ -223,8 +322,17 @@ def _plots(c: Comparison) -> str:
     )
 
 
-def render(c: Comparison) -> str:
+def tiles(c: Comparison) -> str:
+    """The diagnosis banner and the two tiles (headline, recall), as the leaderboard page shows them too."""
     h, r = c.metrics[c.headline], c.metrics[c.recall]
+    return (
+        f'<div class="banner {c.diagnosis}"><b>{_text(c.diagnosis.replace("_", " "))}</b>'
+        f"{_text(c.diagnosis_text)}</div>"
+        f'<div class="tiles">{_tile(c.headline, "headline", h)}{_tile(c.recall, "recall at candidate depth", r)}</div>'
+    )
+
+
+def render(c: Comparison) -> str:
     a_name, b_name = _text(c.baseline.run.name), _text(c.candidate.run.name)
     names = list(c.metrics)
     fp = c.baseline
@@ -237,12 +345,10 @@ def render(c: Comparison) -> str:
 <h1>A {a_name} <span style="color:var(--muted)">vs</span> B {b_name}</h1>
 <p class="sub">{c.queries} queries paired · {c.resamples:,} bootstrap and randomization resamples, seed {c.seed} ·
 relevance threshold {fp.relevance_threshold} · qrelkit {_text(fp.qrelkit_version)}</p>
-<div class="banner {c.diagnosis}"><b>{_text(c.diagnosis.replace("_", " "))}</b>{_text(c.diagnosis_text)}</div>
-<div class="tiles">{_tile(c.headline, "headline", h)}{_tile(c.recall, "recall at candidate depth", r)}</div>
+{tiles(c)}
 {_notes(c)}
 <h2>Every metric</h2>
-<table><tr><th>metric</th><th>A</th><th>B</th><th>B − A</th><th>95% CI</th><th>p</th><th>W/T/L</th>
-<th>weighted Δ</th><th>coverage A</th><th>coverage B</th></tr>{_metric_rows(c)}</table>
+{_metric_table(c)}
 <h2>Per stratum (B − A, 95% bootstrap interval within the stratum)</h2>
 <div class="scroll"><table class="strata"><tr><th>stratum</th><th>n</th>
 {"".join(f"<th>{_text(n)}</th>" for n in names)}</tr>
@@ -255,3 +361,10 @@ relevance threshold {fp.relevance_threshold} · qrelkit {_text(fp.qrelkit_versio
 <b>ties</b><span>{_text(fp.tie_policy)}</span><b>queries</b><span>{_text(fp.query_policy)}</span></div>
 </main></body></html>
 """
+
+
+def render_leaderboard(lb: Leaderboard) -> str:
+    """A leaderboard as one self-contained page (see `html_leaderboard`)."""
+    from .html_leaderboard import render_leaderboard as page
+
+    return page(lb)

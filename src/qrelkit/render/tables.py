@@ -3,7 +3,9 @@ coverage, assessor agreement, the diff of two versions."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -54,6 +56,18 @@ def profiles_table(profiles: Sequence[ScoringProfile]) -> Table:
     table = Table("profile", "metrics", "strata")
     for p in profiles:
         table.add_row(data(p.name), data(", ".join(p.metrics)), data(", ".join(p.strata) if p.strata else "all"))
+    return table
+
+
+def removals_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    """The recorded removals: when, what, by whom, and what went with it."""
+    table = Table("#", "when", "kind", "name", "by", "labels cleared", "pooled dropped", title="removals")
+    for r in rows:
+        body = json.loads(r["body"])
+        table.add_row(
+            str(r["id"]), data(r["ts"][:19]), data(r["kind"]), data(r["name"]), data(r["assessor"] or "-"),
+            str(body.get("judged_pairs", 0)), str(body.get("pooled", 0)),
+        )  # fmt: skip
     return table
 
 

@@ -18,10 +18,13 @@ workflows (`qrelkit.workflows`) compose it with them.
     reads.py     labels, queries, documents, progress, status
     reports.py   saved reports
     leases.py    which document each assessor has open
+    removals.py  removing strata, queries, documents, profiles (recorded)
+    tokens.py    access tokens of `qrelkit serve` (hashed)
 """
 
 from .pool import RankedLists
 from .reads import LabelRow, OpenWork
+from .removals import Footprint
 from .store import BUSY_TIMEOUT_MS, Store
 
-__all__ = ["BUSY_TIMEOUT_MS", "LabelRow", "OpenWork", "RankedLists", "Store"]
+__all__ = ["BUSY_TIMEOUT_MS", "Footprint", "LabelRow", "OpenWork", "RankedLists", "Store"]

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from ..errors import StoreBusy
+from ..errors import StoreBusy, StoreError
 from ..models import GradeScale, Judgment, JudgmentState, LabelPolicy, utcnow
 from ..resolution import DEFAULT_POLICY, POLICIES
 from .resolved import current_sql
@@ -52,11 +52,23 @@ class Connection:
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
         finally:
             self._depth = 0
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self._rollback()  # a COMMIT that failed (disk full) leaves the transaction open
+            raise
+
+    def _rollback(self) -> None:
+        """Roll back, if SQLite has not already: after SQLITE_FULL or an I/O error it rolls back
+        by itself, and a second ROLLBACK ("cannot rollback - no transaction is active") would
+        hide the error that matters."""
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error, StoreError):
+                self.conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def read_transaction(self) -> Iterator[None]:

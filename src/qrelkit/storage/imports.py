@@ -146,7 +146,8 @@ class Imports(Connection):
                     pooled += len(unjudged)
                     labels += len(graded)
             finally:
-                self.conn.execute("DELETE FROM temp.import_seen")
+                if self.conn.in_transaction:  # SQLite rolled back by itself after SQLITE_FULL (the table too)
+                    self.conn.execute("DELETE FROM temp.import_seen")
         return labels, pooled
 
     def _refuse_repeats(self, batch: list[QrelRecord], source: str) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from .. import resolution
@@ -22,9 +23,22 @@ class Log(Connection):
             return self._insert_event(judgment, None)
 
     def events(self, query_id: str | None = None) -> list[Judgment]:
-        """The log in order (all of it, or one query's)."""
-        sql = "SELECT * FROM judgments" + (" WHERE query_id = ?" if query_id else "") + " ORDER BY seq"
-        return [event_from_row(r) for r in self._rows(sql, [query_id] if query_id else [])]
+        """The log in order (all of it, or one query's), without the events of removed queries
+        (they stay in the table: the log is append-only; see `removals`)."""
+        return list(self.iter_events(query_id))
+
+    def iter_events(self, query_id: str | None = None) -> Iterator[Judgment]:
+        """`events`, one at a time from the cursor (a 2-million-event log in flat memory). Read it
+        inside `read_transaction` when it must agree with other reads."""
+        sql = (
+            "SELECT * FROM judgments WHERE "
+            + ("query_id = ?" if query_id else "1")
+            + (" AND query_id IN (SELECT id FROM queries) ORDER BY seq")
+        )
+        cur = self.conn.execute(sql, [query_id] if query_id else [])
+        cur.row_factory = sqlite3.Row
+        while rows := cur.fetchmany(10_000):
+            yield from (event_from_row(r) for r in rows)
 
     def assessors(self) -> list[str]:
         """Everyone who judged in this store (events recorded here, not imported from a file)."""

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from ..models import DEFAULT_STRATUM, Document, Label, PoolEntry, Query, QueryProgress, StoreStatus, StratumStatus
+from ..models import DEFAULT_STRATUM, Document, Label, PoolEntry, Query, StoreStatus, StratumStatus
 from .base import Connection
 
 LabelRow = tuple[str, str, int]
@@ -33,6 +33,15 @@ class Reads(Connection):
         )
         return self.conn.execute(sql, {"qid": query_id}).fetchall()
 
+    def iter_label_rows(self) -> Iterator[tuple[str, str, int]]:
+        """`label_rows()` one batch at a time from the cursor, sorted by (query, doc) in code-point
+        order (SQLite's BINARY order of UTF-8 is Python's str order): flat memory for a freeze."""
+        cur = self.conn.execute(
+            f"SELECT query_id, doc_id, grade FROM {self._current()} WHERE state = 'graded' ORDER BY query_id, doc_id"
+        )
+        while rows := cur.fetchmany(10_000):
+            yield from rows
+
     def labels(self, query_id: str | None = None) -> list[Label]:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
         return [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.label_rows(query_id)]
@@ -41,29 +50,6 @@ class Reads(Connection):
         one = query_id is not None
         sql = f"SELECT query_id, doc_id FROM {self._current(one, grades=False)} WHERE state = 'skipped'"
         return [tuple(r) for r in self.conn.execute(sql, {"qid": query_id})]
-
-    def progress(self) -> list[QueryProgress]:
-        """Every query with its labeled, skipped and unlabeled-pool counts, by query id."""
-        sql = f"""
-            WITH cur AS MATERIALIZED (SELECT query_id, doc_id, state FROM {self._current(grades=False)}),
-            per AS (SELECT query_id, sum(state = 'graded') AS labeled, sum(state = 'skipped') AS skipped
-                    FROM cur GROUP BY query_id),
-            open AS (SELECT p.query_id, count(*) AS unlabeled FROM pool p
-                     LEFT JOIN cur c ON c.query_id = p.query_id AND c.doc_id = p.doc_id
-                     WHERE c.state IS NULL OR c.state = 'cleared' GROUP BY p.query_id)
-            SELECT q.id, q.stratum, q.text, coalesce(per.labeled, 0), coalesce(per.skipped, 0),
-                   coalesce(open.unlabeled, 0)
-            FROM queries q LEFT JOIN per ON per.query_id = q.id LEFT JOIN open ON open.query_id = q.id
-            ORDER BY q.id
-        """
-        # the current state is computed once (one scan of the covering index); rows are trusted
-        # store output, so they are built without validation
-        return [
-            QueryProgress.model_construct(
-                query_id=r[0], stratum=r[1], text=r[2], labeled=r[3], skipped=r[4], unlabeled=r[5]
-            )
-            for r in self.conn.execute(sql)
-        ]
 
     def query(self, query_id: str) -> Query | None:
         rows = self._rows("SELECT * FROM queries WHERE id = ?", [query_id])

@@ -30,3 +30,17 @@ class Reports(Connection):
         if kind == "comparison":
             return SavedReport(name=name, created=created, comparison=Comparison.model_validate_json(body))
         return SavedReport(name=name, created=created, score=ScoreReport.model_validate_json(body))
+
+    def report_rows(self, kind: str | None = None) -> list[tuple[int, str, str, str]]:
+        """(id, kind, name, created) of every saved report (of `kind`), oldest first."""
+        sql = "SELECT id, kind, name, created FROM reports" + (" WHERE kind = ?" if kind else "") + " ORDER BY id"
+        rows = self.conn.execute(sql, [kind] if kind else []).fetchall()
+        return [(int(r[0]), str(r[1]), str(r[2] or ""), str(r[3] or "")) for r in rows]
+
+    def report_row(self, report_id: int) -> tuple[str, str, str, str] | None:
+        """(kind, name, created, body) of one saved report, or None."""
+        row = self.conn.execute("SELECT kind, name, created, body FROM reports WHERE id = ?", [report_id]).fetchone()
+        return None if row is None else (str(row[0]), str(row[1] or ""), str(row[2] or ""), str(row[3]))
+
+    def report_count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM reports").fetchone()[0])

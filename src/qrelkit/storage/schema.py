@@ -141,6 +141,26 @@ def document_metadata(db: sqlite_utils.Database) -> None:
     db.table("documents").add_column("metadata", str)
 
 
+def query_counts(db: sqlite_utils.Database) -> None:
+    """Each query's judging counts, current at `meta.query_counts_seq` (see `storage.counts`)."""
+    db.execute(
+        "CREATE TABLE query_counts (query_id TEXT PRIMARY KEY, labeled INTEGER NOT NULL, skipped INTEGER NOT NULL, "
+        "unlabeled INTEGER NOT NULL, pooled INTEGER NOT NULL) WITHOUT ROWID"
+    )
+
+
+def serve_tokens(db: sqlite_utils.Database) -> None:
+    """The access tokens of `qrelkit serve`: an assessor's name, the sha256 of the token (never the
+    token), when it was made, last used and revoked."""
+    db.table("tokens").create(
+        {"id": int, "name": str, "digest": str, "created": str, "last_used": str, "revoked": str},
+        pk="id",
+        not_null={"name", "digest", "created"},
+    )
+    db.table("tokens").create_index(["digest"], unique=True)
+    db.table("tokens").create_index(["name"])
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     create_tables,
     current_index,
@@ -151,6 +171,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     leases,
     removals,
     document_metadata,
+    query_counts,
+    serve_tokens,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

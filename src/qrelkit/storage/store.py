@@ -3,25 +3,29 @@ parts it is made of (settings, imports, the log, the pool, reads, saved reports)
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from .counts import Counts
 from .imports import Imports
 from .leases import Leases
 from .log import Log
 from .pool import Pool
 from .reads import Reads
+from .removals import Removals
 from .reports import Reports
 from .schema import migrate
 from .settings import Settings
+from .tokens import Tokens
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
 
 
-class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
+class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Removals, Tokens):
     """A golden set in SQLite. Every write is one explicit transaction; a judgment that `record()`
     returned for is on disk."""
 
@@ -44,6 +48,13 @@ class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
                 "pass --db PATH of a store, or create one with `qrelkit init` at a new path",
             )
         existed = p.exists()
+        store = cls._connect(p)
+        store.created = kind == "empty" and not existed
+        return store
+
+    @classmethod
+    def _connect(cls, p: Path) -> Store:
+        """A connection to the store file `p` (WAL, synchronous=FULL), its schema brought up to date."""
         try:
             conn = sqlite3.connect(
                 p, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, factory=_Conn
@@ -51,11 +62,9 @@ class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
-            store = cls(conn)
+            return cls(conn)
         except sqlite3.DatabaseError as exc:
             raise _refusal(p, exc) from None
-        store.created = kind == "empty" and not existed
-        return store
 
     created = False
     """Whether `open` made this store's file just now (a missing path)."""
@@ -90,11 +99,28 @@ class Store(Settings, Imports, Log, Pool, Reads, Reports, Leases):
         `checkpoint()` on another connection, off the latency-sensitive thread."""
         self.conn.execute("PRAGMA wal_autocheckpoint=0")
 
+    @property
+    def path(self) -> str | None:
+        """The store's file (None: in memory)."""
+        return str(self.conn.execute("PRAGMA database_list").fetchone()[2]) or None
+
+    def lease_writer(self) -> Store:
+        """A connection of its own for best-effort writes that need not wait for the disk (leases:
+        `synchronous=OFF`, a short lock wait); an in-memory store is its own."""
+        other = self.reader()
+        if other is not self:
+            other.conn.execute("PRAGMA synchronous=OFF")
+            other.wait_for_lock(200)
+        return other
+
     def reader(self) -> Store:
         """Another connection to the same file, for reads in a worker thread (WAL lets it read
-        while this one writes); an in-memory store is its own reader."""
+        while this one writes); an in-memory store is its own reader. Not through `open`: it
+        reads the file's header, and closing that file would drop the SQLite (POSIX) locks of
+        every connection of this process, so that another process closing the store would take
+        itself for the last one and delete the WAL this one still writes to (its commits lost)."""
         path = self.conn.execute("PRAGMA database_list").fetchone()[2]
-        return Store.open(path, create=False) if path else self
+        return Store._connect(Path(path)) if path else self
 
     @classmethod
     def memory(cls) -> Store:
@@ -204,7 +230,7 @@ class _Conn(sqlite3.Connection):
         return self.cursor().executemany(*args, **kwargs)
 
 
-DAMAGE = ("malformed", "corrupt", "not a database", "readonly", "read-only", "disk i/o error")
+DAMAGE = ("malformed", "corrupt", "not a database", "readonly", "read-only", "disk i/o error", "is full")
 
 
 def _translated(conn: sqlite3.Connection, exc: sqlite3.DatabaseError) -> Exception:
@@ -219,9 +245,24 @@ def _translated(conn: sqlite3.Connection, exc: sqlite3.DatabaseError) -> Excepti
     return _refusal(Path(path), exc)
 
 
+def _nearly_full(folder: Path) -> bool:
+    """Whether the file system holding `folder` has (almost) no space left: SQLite reports a
+    write that found no space while opening the WAL as a plain I/O error, not as "full"."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
+
+
 def _refusal(p: Path, exc: sqlite3.DatabaseError) -> StoreError:
     """The one-line error for a store SQLite cannot open or read: read-only, damaged, or not a database."""
     text = str(exc)
+    if "is full" in text.lower() or ("disk i/o error" in text.lower() and _nearly_full(p.parent)):
+        return StoreError(
+            f"no space left for the store {p} ({text}): nothing of this command was written",
+            f"free space on the disk that holds {p.parent} (or move the store), then run the command again",
+        )
     if any(word in text.lower() for word in ("readonly", "read-only", "unable to open")):
         return StoreError(
             f"cannot write the store {p} ({text})",

@@ -4,6 +4,7 @@ the two workers of the session (the judging queue, checkpoints) and the garbage 
 from __future__ import annotations
 
 import gc
+import os
 
 from textual import on, work
 from textual.app import App
@@ -25,9 +26,17 @@ class JudgeApp(App[None]):
     CHECKPOINT_SECONDS = 2.0
     """How often committed judgments are checkpointed into the database file, off the UI thread."""
 
-    def __init__(self, session: JudgingSession, *, query: str | None = None, adjudicate: bool = False) -> None:
+    PARENT_SECONDS = 1.0
+    """How often a served app (`qrelkit serve`) checks that its server still runs."""
+
+    def __init__(
+        self, session: JudgingSession, *, query: str | None = None, adjudicate: bool = False, served: bool = False
+    ) -> None:
         super().__init__()
         self.session = session
+        self.served = served
+        """Started by `qrelkit serve` for one browser: the app ends when that server does."""
+        self._server_pid = os.getppid()
         self.start_query = query
         self.adjudicate = adjudicate
         self._ticks = 0
@@ -67,6 +76,8 @@ class JudgeApp(App[None]):
         self.session.defer_checkpoints()
         self.set_interval(self.CHECKPOINT_SECONDS, self.checkpoint)
         self.load_queue()
+        if self.served:
+            self.set_interval(self.PARENT_SECONDS, self._orphaned)
         gc.collect()
         gc.freeze()
         gc.disable()  # collections run on the timer below, between frames, not inside a keystroke
@@ -76,6 +87,12 @@ class JudgeApp(App[None]):
         self._ticks += 1
         # young objects every tick (a few ms); everything once a minute: always between frames
         gc.collect(2 if self._ticks % 30 == 0 else 1)
+
+    def _orphaned(self) -> None:
+        """The server was killed (this process has a new parent): nothing is left to show to, and
+        every judgment shown as saved is committed; the judge command commits what still waits."""
+        if os.getppid() != self._server_pid:
+            self.exit()
 
     @work(thread=True, exclusive=True, group="checkpoint", exit_on_error=False)
     def _checkpoint(self) -> None:

@@ -25,6 +25,7 @@ from ..models import QUEUE_ORDERS, QueueOrder
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
+@click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")
 @click.pass_context
 def judge(
     ctx: click.Context,
@@ -34,6 +35,7 @@ def judge(
     order: QueueOrder,
     seed: int,
     adjudicate: bool,
+    served: bool,
 ) -> None:
     """Judge documents in a terminal UI: 0-9 grade, s skip, u retract, z undo, n/p move, e note, ? keys."""
     from ..workflows.judging import open_session  # the store and textual load only for this command
@@ -41,7 +43,7 @@ def judge(
 
     db: Path = ctx.obj["db"]
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed)
-    app = JudgeApp(session, query=query_id, adjudicate=adjudicate)
+    app = JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served)
     try:
         app.run()
     finally:

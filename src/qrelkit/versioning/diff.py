@@ -45,8 +45,9 @@ def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
     pb = {p.name: p for p in b.info.profiles}
 
     def cover(s: Snapshot) -> float | None:
-        total = len(s.labels) + len(s.unlabeled)
-        return len(s.labels) / total if total else None
+        labels = sum(1 for _ in s.labels)
+        total = labels + len(s.unlabeled)
+        return labels / total if total else None
 
     return VersionDiff(
         from_version=a_name,

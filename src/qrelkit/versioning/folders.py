@@ -27,15 +27,16 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from .. import resolution
 from ..errors import InputError, VersionError
 from ..formats import jsonl, trec
-from ..formats._io import WRITE_HINT, normal_mode
+from ..formats._io import WRITE_HINT, PlainFile, normal_mode
 from ..formats.reports import read_json_model
 from ..models import (
     Document,
@@ -55,6 +56,8 @@ FILES = ("queries.jsonl", "documents.jsonl", "qrels.txt", "judgments.jsonl", "un
 """Every data file of a version, in the order they are written."""
 MAX_FILE_BYTES = 4 << 30
 """The largest file of a version that is read (4 GiB)."""
+MAX_MANIFEST_BYTES = 64 << 20
+"""The largest manifest read (64 MiB: a manifest holds counts per stratum, not data)."""
 _PLAIN_HINT = "a version folder holds only the regular files `qrelkit freeze` wrote"
 
 
@@ -116,7 +119,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
         queries = sorted(snapshot.queries, key=lambda q: q.id)
         documents = sorted(snapshot.documents, key=lambda d: d.id)
         unlabeled = sorted(snapshot.unlabeled, key=lambda p: (p.query_id, p.doc_id))
-        rows: dict[str, Sequence[BaseModel]] = {
+        rows: dict[str, Iterable[BaseModel]] = {
             "queries.jsonl": queries,
             "documents.jsonl": documents,
             "judgments.jsonl": snapshot.events,
@@ -125,7 +128,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
         for file_name in FILES:
             with open(tmp / file_name, "w", encoding="utf-8", newline="\n") as fh:
                 if file_name == "qrels.txt":
-                    trec.write_qrels(snapshot.labels, fh)
+                    trec.write_qrels(snapshot.labels, fh, presorted=snapshot.labels_sorted)
                 else:
                     jsonl.write_models(rows[file_name], fh)
                 fh.flush()
@@ -171,7 +174,7 @@ def read_manifest(folder: Path) -> Manifest:
         raise InputError("no manifest.json here", hint, path=str(folder))
     if _plain_file(folder, MANIFEST) is None:  # a dangling symlink
         raise InputError("is a symlink: refused", _PLAIN_HINT, path=str(path))
-    manifest = read_json_model(path, Manifest)
+    manifest = read_json_model(PlainFile(path, MAX_MANIFEST_BYTES), Manifest)
     if set(manifest.files) != set(FILES):
         listed = ", ".join(sorted(manifest.files)[:8]) or "nothing"
         raise InputError(
@@ -191,17 +194,10 @@ def latest_version(folder: Path) -> Manifest | None:
     return max(found, key=lambda m: m.created, default=None)
 
 
-def _file_problems(folder: Path, manifest: Manifest) -> list[str]:
-    """Files missing, changed (sha256) or not in the manifest."""
-    problems = []
-    for file_name, digest in manifest.files.items():
-        path = _plain_file(folder, file_name)
-        if path is None:
-            problems.append(f"{file_name}: missing")
-        elif _file_digest(path) != digest:
-            problems.append(f"{file_name}: changed (sha256 differs from the manifest)")
+def _extra_files(folder: Path, manifest: Manifest) -> list[str]:
+    """Files in the folder that the manifest does not list."""
     extra = sorted(p.name for p in folder.iterdir() if p.name not in manifest.files and p.name != MANIFEST)
-    return problems + [f"{name}: not in the manifest" for name in extra]
+    return [f"{name}: not in the manifest" for name in extra]
 
 
 CONTENT_MISMATCH = f"{MANIFEST}: content_hash does not match the files"
@@ -231,24 +227,56 @@ def verify(folder: Path) -> list[str]:
     """Problems found: files missing, changed or extra, or a manifest that disagrees with them
     (content hash, documents hash, counts, label policy)."""
     manifest = read_manifest(folder)
-    problems = _file_problems(folder, manifest)
-    if not problems:
-        problems = _manifest_problems(manifest, read(folder, check=False))
+    snapshot, problems = _load(folder, manifest, check=True)
+    problems += _extra_files(folder, manifest)
+    if snapshot is not None and not problems:
+        problems = _manifest_problems(manifest, snapshot)
     return problems
 
 
 def read(folder: Path, *, check: bool = True) -> Snapshot:
-    """Load a version into memory (each file read once); with `check`, refuse one whose files
-    were altered, or whose content does not hash to the manifest's `content_hash`."""
+    """Load a version into memory, each file read once: parsed and hashed by the same read of
+    the same open file (so a file swapped after it was hashed cannot be what is parsed). With
+    `check`, refuse one whose files were altered, or whose content does not hash to the
+    manifest's `content_hash`."""
     manifest = read_manifest(folder)
-    hint = "restore the files, or pass --no-verify to use them anyway"
+    snapshot, problems = _load(folder, manifest, check=check)
     if check:
-        problems = _file_problems(folder, manifest)
-        if problems:
-            raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
-    else:
-        for file_name in FILES:
-            _plain_file(folder, file_name)  # refuse a symlink or special file even unchecked
+        problems += _extra_files(folder, manifest)
+        if snapshot is not None and not problems:
+            problems = _manifest_problems(manifest, snapshot)
+    if problems or snapshot is None:  # (without `check`, _load raises instead)
+        hint = "restore the files, or pass --no-verify to use them anyway"
+        raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
+    return snapshot
+
+
+def _load(folder: Path, manifest: Manifest, *, check: bool) -> tuple[Snapshot | None, list[str]]:
+    """The snapshot the files hold and the files' problems (missing; sha256 differs from the
+    manifest; unreadable). Without `check`, a missing or unreadable file raises `InputError`;
+    with it, it is a problem and the snapshot None."""
+    problems: list[str] = []
+    parsed: dict[str, list[Any]] = {}
+    for file_name in FILES:
+        if _plain_file(folder, file_name) is None:
+            if check:
+                problems.append(f"{file_name}: missing")
+                continue
+            raise InputError(
+                "no such file", "a version holds the files its manifest lists", path=str(folder / file_name)
+            )
+        source = PlainFile(folder / file_name, MAX_FILE_BYTES)
+        try:
+            parsed[file_name] = _parse(file_name, source)
+        except InputError as exc:
+            if not check:
+                raise
+            problems.append(f"{file_name}: changed (it no longer reads: {exc.message})")
+            continue
+        if check and source.sha256() != manifest.files[file_name]:
+            problems.append(f"{file_name}: changed (sha256 differs from the manifest)")
+    if len(parsed) < len(FILES):
+        return None, problems
     info = GoldenSetInfo(
         name=manifest.name,
         scale=manifest.scale,
@@ -256,20 +284,30 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         profiles=manifest.profiles,
         label_policy=manifest.label_policy,
     )
-    events = [j for _, j in jsonl.read_models(folder / "judgments.jsonl", Judgment)]
+    events = parsed["judgments.jsonl"]
     resolved = resolution.resolve_events(events, manifest.label_policy)
-    skipped = sorted(k for k, (state, _) in resolved.items() if state is LabelState.SKIPPED)
     snapshot = Snapshot(
         info=info,
-        queries=[q for _, q in jsonl.read_models(folder / "queries.jsonl", Query)],
-        documents=[d for _, d in jsonl.read_models(folder / "documents.jsonl", Document)],
-        labels=[
-            Label(query_id=r.query_id, doc_id=r.doc_id, grade=r.grade) for r in trec.read_qrels(folder / "qrels.txt")
-        ],
+        queries=parsed["queries.jsonl"],
+        documents=parsed["documents.jsonl"],
+        labels=parsed["qrels.txt"],
         events=events,
-        unlabeled=[p for _, p in jsonl.read_models(folder / "unlabeled.jsonl", PoolEntry)],
-        skipped=skipped,
+        unlabeled=parsed["unlabeled.jsonl"],
+        skipped=sorted(k for k, (state, _) in resolved.items() if state is LabelState.SKIPPED),
     )
-    if check and (problems := _manifest_problems(manifest, snapshot)):
-        raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
-    return snapshot
+    return snapshot, problems
+
+
+_MODELS: dict[str, type[BaseModel]] = {
+    "queries.jsonl": Query,
+    "documents.jsonl": Document,
+    "judgments.jsonl": Judgment,
+    "unlabeled.jsonl": PoolEntry,
+}
+
+
+def _parse(file_name: str, source: PlainFile) -> list[Any]:
+    """One data file's records, read to its end (so its sha256 is known)."""
+    if file_name == "qrels.txt":
+        return [Label(query_id=r.query_id, doc_id=r.doc_id, grade=r.grade) for r in trec.read_qrels(source)]
+    return [m for _, m in jsonl.read_models(source, _MODELS[file_name])]

@@ -46,18 +46,32 @@ def documents_hash(docs: Iterable[Document]) -> str:
 
 
 def content_hash(
-    info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[tuple[str, str, int]], docs_hash: str
+    info: GoldenSetInfo,
+    queries: Iterable[Query],
+    labels: Iterable[tuple[str, str, int]],
+    docs_hash: str,
+    *,
+    presorted: bool = False,
 ) -> str:
-    """The canonical content hash, prefixed `sha256:`; `labels` as (query, doc, grade) rows."""
-    body = {
-        "scale": info.scale.model_dump(mode="json"),
-        "strata": sorted([s.name, s.weight] for s in info.strata),
-        "profiles": sorted((p.model_dump(mode="json") for p in info.profiles), key=lambda p: p["name"]),
-        "queries": sorted([q.id, q.text, q.stratum, q.description] for q in queries),
-        "labels": sorted([q, d, g] for q, d, g in labels),
-        "documents": docs_hash,
-    }
-    return "sha256:" + hashlib.sha256(_canonical(body)).hexdigest()
+    """The canonical content hash, prefixed `sha256:`; `labels` as (query, doc, grade) rows.
+
+    The hashed bytes are the canonical JSON of {documents, labels, profiles, queries, scale,
+    strata} (keys sorted, compact separators, labels and queries sorted). With `presorted` the
+    labels arrive sorted by (query, doc) and stream into the hash (the same bytes as sorting
+    them first; a store's million labels never sit in memory together)."""
+    rows = labels if presorted else sorted((q, d, g) for q, d, g in labels)
+    h = hashlib.sha256()
+    h.update(b'{"documents":' + _canonical(docs_hash) + b',"labels":[')
+    first = True
+    for q, d, g in rows:
+        h.update((b"" if first else b",") + _canonical([q, d, g]))
+        first = False
+    h.update(b'],"profiles":')
+    h.update(_canonical(sorted((p.model_dump(mode="json") for p in info.profiles), key=lambda p: p["name"])))
+    h.update(b',"queries":' + _canonical(sorted([q.id, q.text, q.stratum, q.description] for q in queries)))
+    h.update(b',"scale":' + _canonical(info.scale.model_dump(mode="json")))
+    h.update(b',"strata":' + _canonical(sorted([s.name, s.weight] for s in info.strata)) + b"}")
+    return "sha256:" + h.hexdigest()
 
 
 @dataclass
@@ -67,14 +81,20 @@ class Snapshot:
     info: GoldenSetInfo
     queries: list[Query]
     documents: list[Document]
-    labels: list[Label]
-    events: list[Judgment]
+    labels: Iterable[Label]
+    """A list when read from a folder; when freezing, a re-readable stream from the store, sorted
+    by (query, doc) (`labels_sorted`), read three times (qrels.txt, counts, content hash)."""
+    events: Iterable[Judgment]
+    """The event log: a list when read from a folder, an iterator over the store's cursor when
+    freezing (written once, in order)."""
     unlabeled: list[PoolEntry]
     skipped: list[tuple[str, str]]
+    labels_sorted: bool = False
+    """Whether `labels` come sorted by (query, doc): then they stream, never sorted in memory."""
 
     def content_hash(self) -> str:
         rows = ((lab.query_id, lab.doc_id, lab.grade) for lab in self.labels)
-        return content_hash(self.info, self.queries, rows, documents_hash(self.documents))
+        return content_hash(self.info, self.queries, rows, documents_hash(self.documents), presorted=self.labels_sorted)
 
     def counts(self) -> dict[str, StratumCounts]:
         """Stratum -> counts of queries, labels by grade, skipped and unlabeled pairs; `all` holds the totals."""

@@ -13,6 +13,7 @@
     exporting   labels, the event log; reports kept in the store
     outputs     where a command may write (never the store or an input)
     setup       the store, scale, policy, strata, profiles
+    serving     the access tokens of `qrelkit serve`: add, list, revoke, check
     demo        the bundled golden set
 
     >>> from qrelkit.storage import Store
@@ -40,6 +41,7 @@ MODULES = (
     "pooling",
     "queue",
     "scoring",
+    "serving",
     "setup",
     "sources",
     "versions",

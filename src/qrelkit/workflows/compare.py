@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import versioning
 from ..errors import UsageError
-from ..models import Comparison, ScoreReport
+from ..models import Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
 from ..scoring.measures import parse_measure
 from ..storage import Store
 from .scoring import display_names, score_run
@@ -64,6 +64,12 @@ class CompareOptions:
     golden: Path | None = None
     qrels: Path | None = None
     verify: bool = True
+    correction: Correction = "holm"
+    """How several candidates' p-values are corrected (a leaderboard)."""
+    leaderboard: bool = False
+    """A leaderboard even for two inputs (three or more always make one)."""
+    delta: float | None = None
+    """The change that matters: the sensitivity says how many queries would detect it."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         raise UsageError(
             "--profile chooses what to score: it needs a run file", "use --metrics to pick from the reports"
         )
-    scored: dict[Path, list[ScoreReport]] = {}
+    scored: dict[int, list[ScoreReport]] = {}  # by position: the same file may be given twice
     if runs:
         source = choose_source(open_store, golden=opts.golden, qrels=opts.qrels, verify=opts.verify)
         first = next(iter(saved.values()), None)
@@ -108,10 +114,10 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         chosen = plan(
             source, metrics=metrics, profile=None if opts.metrics or first else opts.profile, extra=_extra(opts)
         )
-        names = dict(zip(runs, display_names(runs), strict=True))
-        for run in runs:
-            scored[run] = [score_run(source, run, chosen, per_query=True, name=names[run])]
-    return [r for p in paths for r in (saved.get(p) or scored[p])]
+        at = [i for i, p in enumerate(paths) if p not in saved]
+        for i, run, name in zip(at, runs, display_names(runs), strict=True):
+            scored[i] = [score_run(source, run, chosen, per_query=True, name=name)]
+    return [r for i, p in enumerate(paths) for r in (saved.get(p) or scored[i])]
 
 
 def _extra(opts: CompareOptions) -> list[str]:
@@ -119,18 +125,46 @@ def _extra(opts: CompareOptions) -> list[str]:
     return [opts.headline, opts.recall, *(g.metric for g in opts.gates), *(opts.gate_pair or ())]
 
 
+@dataclass(frozen=True)
+class LeaderboardOutcome:
+    """The leaderboard, what made it not strictly comparable (when allowed), and the failed gates."""
+
+    leaderboard: Leaderboard
+    mismatches: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def compare_any(
+    paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]
+) -> CompareOutcome | LeaderboardOutcome:
+    """Two reports: their paired comparison (unless `opts.leaderboard`); more: the leaderboard of
+    the first (the baseline) against the others."""
+    reports = _inputs(paths, opts, open_store)
+    if len(reports) < 2:
+        raise UsageError(
+            f"compare needs at least two reports, the inputs hold {len(reports)}",
+            "give a baseline and one or more candidates: run files, saved reports, or a report file of several runs",
+        )
+    if len(reports) == 2 and not opts.leaderboard:
+        return _pairwise(reports[0], reports[1], opts)
+    return _leaderboard(reports, opts)
+
+
 def compare(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> CompareOutcome:
     """Compare baseline with candidate: the first and second report the inputs hold (two run or
     report files, or one report file of two runs)."""
-    from ..scoring import paired
-
     reports = _inputs(paths, opts, open_store)
     if len(reports) != 2:
         raise UsageError(
             f"compare needs two reports, the inputs hold {len(reports)}",
             "give two run files, two saved reports, or one report file of two runs",
         )
-    base, cand = reports
+    return _pairwise(reports[0], reports[1], opts)
+
+
+def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> CompareOutcome:
+    from ..scoring import paired
+
     mismatches = versioning.comparability(base, cand)
     if mismatches and not opts.allow_mismatch:
         raise UsageError("not comparable: " + "; ".join(mismatches), "pass --allow-mismatch to compare anyway")
@@ -164,24 +198,102 @@ def _check_gated(opts: CompareOptions, base: ScoreReport, cand: ScoreReport) -> 
 def worse_than(c: Comparison, metric: str, tolerance: float) -> str | None:
     """Why the candidate fails `--fail-if-worse METRIC:TOL` (its interval lies below -TOL), or None."""
     m = c.metrics[metric]
-    if not all(math.isfinite(x) for x in (m.delta, *m.ci95)):  # a gate fails closed on what it cannot compare
-        return f"{metric}: the delta or its interval is not a number ({m.delta}, {m.ci95}): the gate fails closed"
-    if m.ci95[1] < -tolerance:
-        return (
-            f"{metric} is worse: delta {m.delta:+.4f}, 95% interval [{m.ci95[0]:+.4f}, {m.ci95[1]:+.4f}] "
-            f"lies below -{tolerance:g}"
-        )
+    return worse_interval(metric, m.delta, m.ci95, tolerance, "95% interval")
+
+
+def worse_interval(
+    metric: str, delta: float | None, ci: tuple[float, float] | None, tolerance: float, which: str
+) -> str | None:
+    """The one `--fail-if-worse` rule: fails when the interval lies below -TOL, and fails closed on
+    a delta or interval that is not a number (or missing)."""
+    if delta is None or ci is None or not all(math.isfinite(x) for x in (delta, *ci)):
+        return f"{metric}: the delta or its interval is not a number ({delta}, {ci}): the gate fails closed"
+    if ci[1] < -tolerance:
+        below = f"-{tolerance:g}" if tolerance else "0"
+        return f"{metric} is worse: delta {delta:+.4f}, {which} [{ci[0]:+.4f}, {ci[1]:+.4f}] lies below {below}"
     return None
 
 
 def gate_pair(c: Comparison, first: str, second: str) -> str | None:
     """Why the candidate fails `--gate-pair FIRST,SECOND` (it gains on one less than it loses on the
     other, or loses on both), or None."""
-    d1, d2 = c.metrics[first].delta, c.metrics[second].delta
-    if not (math.isfinite(d1) and math.isfinite(d2)):
+    return pair_verdict(first, c.metrics[first].delta, second, c.metrics[second].delta)
+
+
+def pair_verdict(first: str, d1: float | None, second: str, d2: float | None) -> str | None:
+    """The one `--gate-pair` rule over two deltas (a delta that is not a number fails it)."""
+    if d1 is None or d2 is None or not (math.isfinite(d1) and math.isfinite(d2)):
         return f"{first} {d1} and {second} {d2}: a delta is not a number: the gate fails closed"
     from ..scoring.paired import TIE  # deltas this close to 0 are no change, as for wins and losses
 
     if d1 + d2 < -TIE and min(d1, d2) < -TIE:
         return f"{first} {d1:+.4f} and {second} {d2:+.4f}: the gain does not make up for the loss"
     return None
+
+
+def run_names(reports: Sequence[ScoreReport]) -> list[str]:
+    """Each report's run name, made unique (`a.run`, `a.run#2`) when two share one."""
+    seen: dict[str, int] = {}
+    names = []
+    for r in reports:
+        name = r.fingerprint.run.name
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names
+
+
+def _leaderboard(reports: Sequence[ScoreReport], opts: CompareOptions) -> LeaderboardOutcome:
+    from ..scoring import leaderboard
+
+    names = run_names(reports)
+    mismatches = [
+        f"{names[0]} vs {names[j]}: {m}"
+        for j in range(1, len(reports))
+        for m in versioning.comparability(reports[0], reports[j])
+    ]
+    if mismatches and not opts.allow_mismatch:
+        raise UsageError("not comparable: " + "; ".join(mismatches), "pass --allow-mismatch to compare anyway")
+    for j in range(1, len(reports)):
+        _check_gated(opts, reports[0], reports[j])
+    wanted = merge(opts.metrics, _extra(opts)) if opts.metrics else None
+    board = leaderboard.leaderboard(
+        reports, names, metrics=wanted, headline=opts.headline, recall=opts.recall, correction=opts.correction,
+        resamples=opts.resamples, seed=opts.seed, delta=opts.delta, mismatches=mismatches,
+    )  # fmt: skip
+    return LeaderboardOutcome(leaderboard=board, mismatches=mismatches, failures=leaderboard_failures(board, opts))
+
+
+def leaderboard_failures(board: Leaderboard, opts: CompareOptions) -> list[str]:
+    """`--fail-if-worse` and `--gate-pair` for every candidate against the baseline, on the
+    corrected (simultaneous) intervals; each failure names its run."""
+    failures = []
+    m = len(board.rows) - 1
+    which = f"simultaneous interval (Bonferroni over {m} candidates)" if board.correction != "none" else "95% interval"
+    for row in board.rows[1:]:
+        for g in opts.gates:
+            cell = row.cells[g.metric]
+            if f := worse_interval(g.metric, cell.delta, cell.delta_ci_gate, g.tolerance, which):
+                failures.append(f"{row.run}: {f}")
+        if opts.gate_pair:
+            first, second = opts.gate_pair
+            if f := pair_verdict(first, row.cells[first].delta, second, row.cells[second].delta):
+                failures.append(f"{row.run}: {f}")
+    return failures
+
+
+def sensitivity(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> SensitivityReport:
+    """How sensitive each metric is on these queries, from one or more runs (the first is the
+    baseline of the paired differences; three or more give the discriminative power)."""
+    from ..scoring import leaderboard
+
+    reports = [canonical_report(r) for r in _inputs(paths, opts, open_store)]
+    names = run_names(reports)
+    for j in range(1, len(reports)):
+        found = versioning.comparability(reports[0], reports[j])
+        if found and not opts.allow_mismatch:
+            raise UsageError(
+                f"not comparable: {names[0]} vs {names[j]}: " + "; ".join(found), "pass --allow-mismatch to go on"
+            )
+    wanted = merge(opts.metrics, []) if opts.metrics else None
+    table = leaderboard.align(reports, names, wanted)
+    return leaderboard.sensitivity(table, delta=opts.delta, resamples=opts.resamples, seed=opts.seed)

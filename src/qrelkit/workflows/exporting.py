@@ -3,11 +3,9 @@ reports kept in the store."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import IO, Literal
 
 from ..formats import jsonl, trec
-from ..models import Comparison, ScoreReport
 from ..storage import Store
 
 QrelsFormat = Literal["trec", "jsonl"]
@@ -20,14 +18,7 @@ def export_qrels(store: Store, stream: IO[str], fmt: QrelsFormat = "trec") -> in
 
 
 def export_judgments(store: Store, stream: IO[str]) -> int:
-    """Write the append-only event log as JSONL; the number of events."""
-    return jsonl.write_models(store.events(), stream)
-
-
-def save_reports(store: Store, reports: Sequence[ScoreReport | Comparison]) -> None:
-    """Keep reports in the store (the dashboard shows the latest), named by their runs."""
-    for rep in reports:
-        if isinstance(rep, Comparison):
-            store.save_report(rep, f"{rep.baseline.run.name} vs {rep.candidate.run.name}")
-        else:
-            store.save_report(rep, rep.fingerprint.run.name)
+    """Write the append-only event log as JSONL, streaming from one read transaction; the number
+    of events."""
+    with store.read_transaction():
+        return jsonl.write_models(store.iter_events(), stream)

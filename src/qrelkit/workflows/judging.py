@@ -302,10 +302,7 @@ class JudgingSession:
         the disk: call it from a worker thread."""
         leaser = self._leaser
         if leaser is None:
-            leaser = self._leaser = self.store.reader()
-            if leaser is not self.store:
-                leaser.conn.execute("PRAGMA synchronous=OFF")
-                leaser.wait_for_lock(200)
+            leaser = self._leaser = self.store.lease_writer()
         if leaser is self.store:  # an in-memory store: one screen, nobody to tell
             return
         try:

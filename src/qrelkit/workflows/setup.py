@@ -101,7 +101,7 @@ def close_store(store: Store) -> None:
     """Close the store; one that was created by this command and is still blank (the command
     failed, e.g. on a mistyped --db) is removed, so no empty store is left behind."""
     discard = store.created and store.is_blank()
-    path = store.conn.execute("PRAGMA database_list").fetchone()[2] if discard else None
+    path = store.path if discard else None
     store.close()
     if path:
         for suffix in ("", "-wal", "-shm"):

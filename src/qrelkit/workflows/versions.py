@@ -3,11 +3,12 @@ back. The folders themselves (hashes, verify, diff) are `qrelkit.versioning`'s."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
-from ..models import Manifest, is_identifier
+from ..models import Label, Manifest, is_identifier
 from ..storage import Store
 
 
@@ -15,15 +16,33 @@ def snapshot(store: Store) -> versioning.Snapshot:
     """Everything in the store, read in one transaction (a judgment arriving meanwhile is either
     wholly in the snapshot or not at all)."""
     with store.read_transaction():
-        return versioning.Snapshot(
-            info=store.info(),
-            queries=store.queries(),
-            documents=list(store.documents()),
-            labels=store.labels(),
-            events=store.events(),
-            unlabeled=store.unlabeled_pool(),
-            skipped=store.skipped(),
-        )
+        return _read(store, stream_events=False)
+
+
+def _read(store: Store, *, stream_events: bool) -> versioning.Snapshot:
+    """The snapshot, inside the caller's read transaction; with `stream_events` the event log is
+    an iterator over the cursor, to be written before the transaction ends."""
+    return versioning.Snapshot(
+        info=store.info(),
+        queries=store.queries(),
+        documents=list(store.documents()),
+        labels=_StoreLabels(store) if stream_events else store.labels(),
+        events=store.iter_events() if stream_events else store.events(),
+        unlabeled=store.unlabeled_pool(),
+        skipped=store.skipped(),
+        labels_sorted=stream_events,
+    )
+
+
+class _StoreLabels:
+    """The store's current labels, read again from its cursor each time they are iterated (sorted
+    by query and doc), as `Label`s: a freeze reads them three times in flat memory."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __iter__(self) -> Iterator[Label]:
+        return (Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.store.iter_label_rows())
 
 
 def check_name(name: str, version: str) -> None:
@@ -40,7 +59,8 @@ def check_name(name: str, version: str) -> None:
 def freeze(store: Store, out: Path, name: str, version: str, *, note: str | None = None) -> Manifest:
     """Freeze the store as `out/name/version/`."""
     check_name(name, version)
-    return versioning.freeze(snapshot(store), out, name, version, note=note)
+    with store.read_transaction():  # one consistent read; the event log streams into the folder
+        return versioning.freeze(_read(store, stream_events=True), out, name, version, note=note)
 
 
 def load_version(store: Store, folder: Path, *, check: bool = True) -> Manifest:
@@ -59,7 +79,7 @@ def load_version_again(store: Store, folder: Path, *, check: bool = True) -> tup
 def _holds(store: Store, snap: versioning.Snapshot) -> bool:
     """Whether the store holds exactly `snap`: the same content and the same event log."""
     mine = snapshot(store)
-    return mine.content_hash() == snap.content_hash() and len(mine.events) == len(snap.events)
+    return mine.content_hash() == snap.content_hash() and sum(1 for _ in mine.events) == len(list(snap.events))
 
 
 def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:

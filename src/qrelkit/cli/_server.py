@@ -1,0 +1,213 @@
+"""The web server of `qrelkit serve`: textual-serve's `Server` (aiohttp; one `qrelkit judge`
+process per browser connection, driven over a websocket), with access tokens in front of it.
+
+- a request for the page, the websocket or a download without a live token gets 401 and no app;
+- `/?token=T` sets T in an HttpOnly, SameSite=Strict cookie and redirects to `/` (the token leaves
+  the address bar and the history); the page's own requests carry the cookie;
+- the app process is started as `qrelkit --db DB judge --assessor NAME`, NAME from the store's
+  record of the token: the browser names no one;
+- every `POLL_SECONDS` the live tokens are read again, and the sessions of a revoked one end (the
+  app quits, its websocket closes).
+
+The store is read and written on one thread of its own, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shlex
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from aiohttp import web
+from textual_serve.server import Server
+from yarl import URL
+
+from ..workflows import serving, setup
+
+if TYPE_CHECKING:
+    from ..storage import Store
+
+COOKIE = "qrelkit_token"
+POLL_SECONDS = 1.5
+"""How often the server reads which tokens are live (a revoked token's sessions end within this)."""
+LOCK_WAIT_MS = 500
+"""How long recording a token's use waits for another process's write lock (then it is skipped)."""
+UNAUTHORIZED = "401: this page needs the link of an access token (`qrelkit serve token add NAME` prints it)\n"
+
+_assessor: ContextVar[str] = ContextVar("qrelkit_served_assessor")
+T = TypeVar("T")
+log = logging.getLogger("qrelkit.serve")
+
+
+class StoreWorker:
+    """The server's store, opened on and only ever used from one thread."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qrelkit-store")
+        self._store: Store | None = None
+
+    def _open(self) -> Store:
+        if self._store is None:
+            self._store = setup.open_store(self.db)
+            self._store.wait_for_lock(LOCK_WAIT_MS)
+        return self._store
+
+    async def call(self, fn: Callable[[Store], T]) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, lambda: fn(self._open()))
+
+    def open(self) -> None:
+        """Open the store now (a path that holds none is refused before the server listens). The
+        server process opens it once only: a second `Store.open` reads the file's header, and
+        closing that file drops the SQLite locks of every connection of the process (POSIX)."""
+        self._pool.submit(self._open).result()
+
+    def close(self) -> None:
+        def shut() -> None:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+        self._pool.submit(shut).result()
+        self._pool.shutdown()
+
+
+class JudgingServer(Server):
+    """textual-serve's server with per-assessor access tokens in front of every app."""
+
+    def __init__(self, db: Path, *, host: str, port: int, public_url: str) -> None:
+        self.db = db
+        self.store = StoreWorker(db)
+        self.sessions: dict[int, set[asyncio.Task[Any]]] = {}
+        """Token id -> the tasks serving its open websockets (each drives one app process)."""
+        self._poller: asyncio.Task[None] | None = None
+        super().__init__("qrelkit judge", host=host, port=port, title="qrelkit judge", public_url=public_url)
+
+    # -- the app process: the assessor comes from the token, per connection -------------------
+
+    @property
+    def command(self) -> str:
+        """The shell command textual-serve starts for the connection being served now."""
+        return "exec " + shlex.join(self.argv(_assessor.get()))  # exec: the app's parent is this server
+
+    @command.setter
+    def command(self, value: str) -> None:  # textual-serve's __init__ sets it; ours is per connection
+        pass
+
+    def argv(self, assessor: str) -> list[str]:
+        db = str(self.db.resolve())
+        return [sys.executable, "-m", "qrelkit", "--db", db, "judge", "--served", "--assessor", assessor]
+
+    # -- who is asking -------------------------------------------------------------------------
+
+    async def access(self, token: str | None) -> serving.Access | None:
+        return await self.store.call(lambda s: serving.authenticate(s, token))
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        given = request.query.get("token")
+        if given is not None:
+            if await self.access(given) is None:
+                return unauthorized()
+            query = {k: v for k, v in request.query.items() if k != "token"}
+            target = request.rel_url.with_query(query).path_qs
+            response: web.StreamResponse = web.Response(status=303, headers={"Location": target})
+            response.set_cookie(
+                COOKIE,
+                given,
+                httponly=True,
+                samesite="Strict",
+                secure=self.public_url.startswith("https:"),
+                path="/",
+            )
+        elif await self.access(request.cookies.get(COOKIE)) is None:
+            return unauthorized()
+        else:
+            response = await super().handle_index(request)
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        if await self.access(request.cookies.get(COOKIE)) is None:
+            return unauthorized()
+        return await super().handle_download(request)
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        found = await self.access(request.cookies.get(COOKIE))
+        if found is None or not self.same_origin(request):
+            raise web.HTTPUnauthorized(text=UNAUTHORIZED)
+        task = asyncio.current_task()
+        assert task is not None
+        held = _assessor.set(found.assessor)
+        self.sessions.setdefault(found.token_id, set()).add(task)
+        log.info("session opened for %s", found.assessor)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self.sessions.get(found.token_id, set()).discard(task)
+            _assessor.reset(held)
+            log.info("session closed for %s", found.assessor)
+
+    def same_origin(self, request: web.Request) -> bool:
+        """A websocket opened by the page itself: from the public address's origin, or with no
+        Origin at all (not a browser). A cross-site page cannot drive a session with the cookie."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True
+        try:
+            return URL(origin).origin() == URL(self.public_url).origin()
+        except ValueError:
+            return False
+
+    # -- revoked tokens end their sessions -----------------------------------------------------
+
+    async def end_revoked(self) -> int:
+        """End the open sessions of every token revoked since; how many."""
+        live = await self.store.call(serving.live_tokens)
+        ended = 0
+        for token_id, tasks in list(self.sessions.items()):
+            if token_id not in live:
+                for task in tasks:
+                    task.cancel()  # textual-serve then stops the app and closes the websocket
+                    ended += 1
+                del self.sessions[token_id]
+        return ended
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            try:
+                if ended := await self.end_revoked():
+                    log.info("ended %d session(s) of revoked tokens", ended)
+            except Exception as exc:  # a store that is busy or gone for a moment: try again next time
+                log.warning("could not read the tokens: %s", exc)
+
+    async def on_startup(self, app: web.Application) -> None:
+        self._poller = asyncio.create_task(self._poll())
+        self.console.print(f"qrelkit judge served on {self.public_url} (Ctrl+C to stop)", markup=False, highlight=False)
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+        for tasks in self.sessions.values():
+            for task in tasks:
+                task.cancel()
+
+    def initialize_logging(self) -> None:
+        """Plain log lines on stderr. Not textual-serve's: its tracebacks show local variables (a
+        token among them), and the access log would write every `/?token=...` it serves."""
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+def unauthorized() -> web.Response:
+    return web.Response(status=401, text=UNAUTHORIZED, headers={"Cache-Control": "no-store"})

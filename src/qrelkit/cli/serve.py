@@ -1,0 +1,85 @@
+"""serve: the judging UI in browsers, one access token per assessor (`serve token add|list|revoke`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from ..errors import UsageError
+from ..render import text
+from ..render.styles import data
+from ..workflows import serving
+from ._common import emit, open_store, say
+
+
+@click.group(invoke_without_command=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True, help="The port.")
+@click.option(
+    "--public-url",
+    help="The address browsers open, e.g. https://judge.example.org behind a TLS proxy [default: http://HOST:PORT].",
+)
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, public_url: str | None) -> None:
+    """Serve the judging UI (`qrelkit judge`) to browsers: each assessor opens the link of their own
+    token (`qrelkit serve token add NAME`) and judges under that name."""
+    url = serving.public_url(host, port, public_url)
+    if ctx.invoked_subcommand is not None:
+        ctx.obj["public_url"] = url
+        return
+    from ._server import JudgingServer  # aiohttp loads only to serve
+
+    db: Path = ctx.find_root().obj["db"]
+    server = JudgingServer(db, host=host, port=port, public_url=url)
+    try:
+        server.store.open()  # refuses a path that holds no store before listening
+        server.serve()
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", "pick another --port") from None
+    finally:
+        server.store.close()
+
+
+@serve.group()
+def token() -> None:
+    """Access tokens: one per assessor, shown once, stored hashed."""
+
+
+@token.command("add")
+@click.argument("name")
+@click.pass_context
+def add(ctx: click.Context, name: str) -> None:
+    """A token for assessor NAME: printed once with its link (anyone with the link judges as NAME)."""
+    secret = serving.add_token(open_store(ctx), name)
+    say("token for ", data(name), " (shown once, the store keeps only its sha256):")
+    click.echo(secret)
+    say("link: ", data(f"{ctx.find_root().obj['public_url']}/?token={secret}"))
+
+
+@token.command("list")
+@click.pass_context
+def list_(ctx: click.Context) -> None:
+    """Every token: assessor, created, last used, revoked (never the token)."""
+    entries = serving.list_tokens(open_store(ctx))
+    table = Table("assessor", "created", "last used", "revoked", title=f"{len(entries)} tokens")
+    for e in entries:
+        table.add_row(data(e.name), data(stamp(e.created)), data(stamp(e.last_used)), data(stamp(e.revoked)))
+    emit(lambda width, color: text(table, width=width, color=color), None)
+
+
+@token.command("revoke")
+@click.argument("name")
+@click.pass_context
+def revoke(ctx: click.Context, name: str) -> None:
+    """Revoke NAME's token: new connections get 401 and open sessions end within seconds."""
+    serving.revoke_token(open_store(ctx), name)
+    say("revoked the token of ", data(name), "; a running `qrelkit serve` ends its sessions within 2 s")
+
+
+def stamp(value: str | None) -> str:
+    return "-" if value is None else value[:19].replace("T", " ")
+
+
+COMMANDS = [serve]

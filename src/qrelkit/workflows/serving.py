@@ -1,0 +1,112 @@
+"""The access tokens of `qrelkit serve`: one per assessor, shown once, kept as its sha256. A
+browser that presents a live token judges under that token's assessor name, which comes from
+the store, never from the browser."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ..errors import StoreBusy, UsageError
+from ..storage import Store
+
+TOKEN_BYTES = 32
+"""Random bytes in a token (`secrets.token_urlsafe`: 43 characters)."""
+MAX_TOKEN_CHARS = 128
+"""Anything longer is not one of ours and is refused before hashing."""
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+NAME_HINT = "an assessor name is 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit"
+
+
+@dataclass(frozen=True)
+class TokenEntry:
+    """One token as `token list` shows it: never the token or its hash."""
+
+    name: str
+    created: str
+    last_used: str | None
+    revoked: str | None
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who a valid token lets in: the token's id (to end its sessions when it is revoked) and the
+    assessor name its sessions judge under."""
+
+    token_id: int
+    assessor: str
+
+
+def digest(token: str) -> str:
+    """The sha256 (hex) of a token: what the store keeps."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise UsageError(f"{name!r} is not an assessor name", NAME_HINT)
+    return name
+
+
+def add_token(store: Store, name: str) -> str:
+    """A new token for assessor `name` (refused while they hold one): the token, to show once."""
+    check_name(name)
+    if store.active_token(name) is not None:
+        raise UsageError(
+            f"{name} already has a token", f"revoke it first: `qrelkit serve token revoke {name}`, then add again"
+        )
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    store.add_token(name, digest(token))
+    return token
+
+
+def list_tokens(store: Store) -> list[TokenEntry]:
+    """Every token, oldest first: name, created, last used, revoked."""
+    return [TokenEntry(n, c, u, r) for n, c, u, r in store.token_rows()]
+
+
+def revoke_token(store: Store, name: str) -> int:
+    """Revoke `name`'s token (their open browser sessions end within seconds); how many."""
+    check_name(name)
+    revoked = store.revoke_tokens(name)
+    if not revoked:
+        raise UsageError(f"{name} has no token to revoke", "see `qrelkit serve token list`")
+    return revoked
+
+
+def authenticate(store: Store, token: str | None, *, touch: bool = True) -> Access | None:
+    """Who `token` lets in, or None (no token, a malformed, unknown or revoked one). `touch`
+    records the use (skipped, not waited for, while another process holds the write lock)."""
+    if not token or len(token) > MAX_TOKEN_CHARS:
+        return None
+    found = store.token_owner(digest(token))
+    if found is None:
+        return None
+    if touch:
+        try:
+            store.touch_token(found[0])
+        except StoreBusy:
+            pass
+    return Access(token_id=found[0], assessor=found[1])
+
+
+def live_tokens(store: Store) -> set[int]:
+    """The ids of the tokens not revoked (the server ends the sessions of any other)."""
+    return store.live_token_ids()
+
+
+def public_url(host: str, port: int, given: str | None = None) -> str:
+    """The address browsers reach the server at: `given` (behind a proxy), else http://HOST:PORT."""
+    if given is None:
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}"
+    parts = urlsplit(given)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise UsageError(
+            f"--public-url {given!r} is not an http(s) address",
+            "give the address browsers open, e.g. https://judge.example.org",
+        )
+    return given.rstrip("/")

@@ -1,0 +1,236 @@
+"""`qrelkit serve`: the token store (only a sha256 kept, one live token per assessor, revoked ones
+refused), the auth check in front of textual-serve (401 and no app without a live token, the
+token moved from the link to an HttpOnly cookie, the app started under the token's assessor
+whatever the browser sends, a revoked token's open session ended), and the commands' bad input
+(one line, exit 2)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from conftest import Cli
+from qrelkit.errors import UsageError
+from qrelkit.storage import Store
+from qrelkit.workflows import serving
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "serve.db"
+    Store.open(path).close()
+    yield path
+
+
+def test_a_token_is_kept_as_its_sha256_only(db: Path) -> None:
+    with Store.open(db) as store:
+        token = serving.add_token(store, "ann")
+        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)  # 32 random bytes, urlsafe
+        rows = store.conn.execute("SELECT * FROM tokens").fetchall()
+        assert [r[2] for r in rows] == [hashlib.sha256(token.encode()).hexdigest()]
+        assert token not in repr(rows)
+        assert serving.add_token(store, "bob") != token
+
+
+def test_the_assessor_comes_from_the_token(db: Path) -> None:
+    with Store.open(db) as store:
+        ann, bob = serving.add_token(store, "ann"), serving.add_token(store, "bob")
+        found = serving.authenticate(store, ann)
+        assert found is not None and found.assessor == "ann"
+        other = serving.authenticate(store, bob)
+        assert other is not None and other.assessor == "bob" and other.token_id != found.token_id
+        for bad in (None, "", ann[:-1], ann + "x", "A" * 43, "x" * 10_000):
+            assert serving.authenticate(store, bad) is None
+        assert serving.list_tokens(store)[0].last_used is not None
+
+
+def test_a_revoked_token_lets_no_one_in(db: Path) -> None:
+    with Store.open(db) as store:
+        token = serving.add_token(store, "ann")
+        with pytest.raises(UsageError, match="already has a token"):
+            serving.add_token(store, "ann")
+        assert serving.revoke_token(store, "ann") == 1
+        assert serving.authenticate(store, token) is None
+        assert serving.live_tokens(store) == set()
+        with pytest.raises(UsageError, match="no token to revoke"):
+            serving.revoke_token(store, "ann")
+        again = serving.add_token(store, "ann")  # a new token after the revocation
+        assert serving.authenticate(store, again) is not None and serving.authenticate(store, token) is None
+        entries = serving.list_tokens(store)
+        assert [(e.name, e.revoked is not None) for e in entries] == [("ann", True), ("ann", False)]
+
+
+@pytest.mark.parametrize("name", ["", " ann", "ann bob", "-rf", "a" * 65, "ann\x1b[2J", "ann\n"])
+def test_names_that_are_not_assessor_names_are_refused(db: Path, name: str) -> None:
+    with Store.open(db) as store, pytest.raises(UsageError, match="not an assessor name"):
+        serving.add_token(store, name)
+
+
+def test_token_commands(run_cli: Cli) -> None:
+    run_cli("init")
+    added = run_cli("serve", "--public-url", "https://judge.example.org/", "token", "add", "ann").output
+    token = added.splitlines()[1]
+    assert f"link: https://judge.example.org/?token={token}" in added
+    listed = run_cli("serve", "token", "list").output
+    assert "ann" in listed and token not in listed and hashlib.sha256(token.encode()).hexdigest() not in listed
+    assert "revoked" in run_cli("serve", "token", "revoke", "ann").output
+    listed = run_cli("serve", "token", "list").output
+    assert re.search(r"ann .* \d\d:\d\d:\d\d .* \d\d:\d\d:\d\d", listed)  # created ... revoked
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["serve", "token", "add", "b ad"], "is not an assessor name"),
+        (["serve", "token", "revoke", "nobody"], "has no token to revoke"),
+        (["serve", "--public-url", "ftp://x", "token", "list"], "not an http(s) address"),
+        (["serve", "--port", "0"], "--port"),
+        (["serve", "token", "add"], "Missing argument"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: list[str], says: str) -> None:
+    run_cli("init")
+    result = run_cli(*args, ok=False)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0] and "Traceback" not in result.output
+
+
+def test_serving_a_path_without_a_store_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "qrelkit", "--db", str(tmp_path / "none.db"), "serve"], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no store at" in done.stderr
+    assert not (tmp_path / "none.db").exists()
+
+
+# -- the auth check in front of textual-serve -------------------------------------------------
+
+
+class FakeAppService:
+    """Stands for textual-serve's AppService: records the command it would start, starts nothing."""
+
+    started: list[str] = []
+    stopped = 0
+
+    def __init__(self, command: str, **kwargs: Any) -> None:
+        self.command = command
+
+    async def start(self, width: int, height: int) -> None:
+        FakeAppService.started.append(self.command)
+
+    async def stop(self) -> None:
+        FakeAppService.stopped += 1
+
+
+@pytest.fixture
+async def served(db: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, TestClient[Any, Any]]]:
+    import textual_serve.server
+
+    from qrelkit.cli._server import JudgingServer
+
+    monkeypatch.setattr(textual_serve.server, "AppService", FakeAppService)
+    FakeAppService.started, FakeAppService.stopped = [], 0
+    server = JudgingServer(db, host="127.0.0.1", port=8080, public_url="http://judge.test")
+    server.store.open()
+    client = TestClient(TestServer(await server._make_app()))
+    await client.start_server()
+    yield server, client
+    await client.close()
+    server.store.close()
+
+
+async def add(server: Any, name: str) -> str:
+    token: str = await server.store.call(lambda s: serving.add_token(s, name))
+    return token
+
+
+async def test_no_token_no_page_and_no_app(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    token = await add(server, "ann")
+    for path in ("/", "/?token=", "/?token=" + "A" * 43, "/ws", "/download/k", "/?token=" + token[:-1]):
+        reply = await client.get(path, allow_redirects=False)
+        assert reply.status == 401, path
+        assert "token add NAME" in await reply.text()
+    client.session.cookie_jar.update_cookies({"qrelkit_token": "forged"})
+    assert (await client.get("/")).status == 401
+    assert FakeAppService.started == []
+    assert (await client.get("/static/js/textual.js")).status == 200  # the page's script is public
+
+
+async def test_the_link_sets_an_httponly_cookie_and_drops_the_token(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    token = await add(server, "ann")
+    reply = await client.get(f"/?fontsize=14&token={token}", allow_redirects=False)
+    assert reply.status == 303 and reply.headers["Location"] == "/?fontsize=14"
+    cookie = reply.headers["Set-Cookie"]
+    assert f"qrelkit_token={token}" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert reply.headers["Referrer-Policy"] == "no-referrer"
+    page = await client.get("/?fontsize=14")  # the cookie now
+    assert page.status == 200 and "ws://judge.test/ws" in await page.text()
+    assert token not in await page.text()
+
+
+async def test_the_app_runs_as_the_tokens_assessor(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    await add(server, "bob")
+    token = await add(server, "ann")
+    client.session.cookie_jar.update_cookies({"qrelkit_token": token})
+    ws = await client.ws_connect("/ws?assessor=bob", headers={"Origin": "http://judge.test", "X-Assessor": "bob"})
+    await ws.close()
+    await asyncio.sleep(0.05)
+    [command] = FakeAppService.started
+    argv = command.removeprefix("exec ").split()
+    assert argv[argv.index("--assessor") + 1] == "ann" and "bob" not in command
+    assert argv[argv.index("judge") + 1] == "--served"
+
+
+async def test_a_cross_site_websocket_is_refused(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
+    reply = await client.get("/ws", headers={"Origin": "https://evil.example", "Upgrade": "websocket",
+                                             "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                                             "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="})  # fmt: skip
+    assert reply.status == 401 and FakeAppService.started == []
+
+
+async def test_revoking_a_token_ends_its_open_session(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
+    ws = await client.ws_connect("/ws", headers={"Origin": "http://judge.test"})
+    await asyncio.sleep(0.05)
+    assert await server.end_revoked() == 0  # still live
+    await server.store.call(lambda s: serving.revoke_token(s, "ann"))
+    assert await server.end_revoked() == 1
+    message = await asyncio.wait_for(ws.receive(), 5)
+    assert ws.closed, message
+    assert FakeAppService.stopped >= 1  # the app process was told to quit
+    assert (await client.get("/")).status == 401
+
+
+def test_a_reader_connection_keeps_the_wal_of_its_process(tmp_path: Path) -> None:
+    """A judging session opens readers beside its store; another process closing the store then
+    must not take itself for the last connection and delete the WAL (the session's commits lost)."""
+    db = tmp_path / "wal.db"
+    main = Store.open(db)
+    reader = main.reader()
+    other = f"from qrelkit.storage import Store; Store.open({str(db)!r}).close()"
+    subprocess.run([sys.executable, "-c", other], check=True)
+    assert Path(f"{db}-wal").exists()
+    main.configure(name="kept")
+    seen = subprocess.run(
+        [sys.executable, "-c", f"from qrelkit.storage import Store; print(Store.open({str(db)!r}).name)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    reader.close()
+    main.close()
+    assert seen == "kept"
