@@ -324,6 +324,7 @@ except KeyboardInterrupt:
 
 def test_sigterm_during_atomic_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "out" / "report.json"
+    target.parent.mkdir()
     done = _terminate(_SLOW_ATOMIC, str(target))
     assert done.returncode == 130, done
     assert list(target.parent.iterdir()) == []

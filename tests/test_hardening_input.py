@@ -3,6 +3,9 @@ integers, cutoffs and depths too large to hold."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from conftest import Cli
@@ -184,3 +187,28 @@ def test_the_fast_and_exact_trec_readers_agree_on_separators_and_length(run_cli:
     ):
         refused = run_cli("score", "--qrels", str(run_cli.write("x.qrels", text)), str(run), ok=False)
         assert refused.exit_code == 2 and message in refused.output, refused.output
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_not_crashed_on(run_cli: Cli, tmp_path: Path) -> None:
+    """A run file whose name holds a byte that is not UTF-8 (Python keeps it as a lone surrogate,
+    which no JSON, CSV or terminal can encode) is named with `\\x9b` in every output."""
+    import json
+
+    root = Path(__file__).resolve().parents[1] / "goldensets" / "pydocs"
+    odd = tmp_path / os.fsdecode(b"raw\x9bbyte.run")
+    odd.write_bytes((root / "runs" / "bm25.run").read_bytes())
+    args = [str(root / "runs" / "bm25.run"), str(root / "runs" / "bm25-title.run"), str(odd)]
+    args += ["--golden", str(root / "1.0"), "--metrics", "RR", "--resamples", "1000"]
+    board = json.loads(run_cli("compare", *args, "--format", "json").output)
+    assert board["runs"][2] == "raw\\x9bbyte.run"
+    for fmt in ("csv", "html", "latex", "table"):
+        out = tmp_path / f"out.{fmt}"
+        run_cli("compare", *args, "--format", fmt, "--out", str(out))
+        assert "raw\\x9bbyte.run" in out.read_text(encoding="utf-8").replace("\\textbackslash{}", "\\")
+
+
+def test_out_into_a_missing_folder_is_refused(run_cli: Cli, tmp_path: Path) -> None:
+    run_cli("init")
+    refused = run_cli("export", "qrels", "--out", str(tmp_path / "nosuch" / "x.qrels"), ok=False)
+    assert refused.exit_code == 2 and "no folder" in refused.output
+    assert not (tmp_path / "nosuch").exists()

@@ -59,6 +59,9 @@ def test_trec_format_prints_measure_query_value(run_cli: Cli) -> None:
 def test_csv_and_out_file(run_cli: Cli) -> None:
     qrels, run = run_cli.write("t.qrels", QRELS), run_cli.write("t.run", RUN)
     target = run_cli.tmp / "out" / "s.csv"
+    missing = run_cli("score", str(run), "--qrels", str(qrels), "--out", str(target), ok=False)
+    assert missing.exit_code == 2 and "no folder" in missing.output  # a mistyped --out creates no folder
+    target.parent.mkdir()
     run_cli("score", str(run), "--qrels", str(qrels), "--format", "csv", "--out", str(target), "--metrics", "RR")
     rows = target.read_text().splitlines()
     assert rows[0].startswith("run,metric,stratum,n,mean")

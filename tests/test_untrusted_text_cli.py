@@ -346,6 +346,7 @@ def test_the_html_page_escapes_names_and_shows_their_controls(built: Built) -> N
 def test_messages_about_files_name_them_visibly(built: Built, tmp_path: Path) -> None:
     cli, a, b = built.cli, str(built.runs[RUN_A]), str(built.runs[RUN_B])
     hostile_dir = tmp_path / "o[bold]\x1b]0;pwned\x07"
+    (hostile_dir / "r[").mkdir(parents=True)  # `r[/x].json` below is the file `x].json` in the folder `r[`
     for args, texts in [
         (["export", "qrels", "--out", str(hostile_dir / "l[@click=app.quit].qrels")], ["wrote 5 labels to "]),
         (["export", "judgments", "--out", str(hostile_dir / "j\x1b[2J.jsonl")], ["wrote 9 events to "]),

@@ -38,7 +38,8 @@ def export_qrels(ctx: click.Context, fmt: exporting.QrelsFormat, out_path: Path 
 @out_option
 @click.pass_context
 def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
-    """The full append-only event log as JSONL."""
+    """The event log of the golden set's queries as JSONL, in order (a removed query's events
+    stay in the store's append-only log but are not the golden set's: see `qrelkit removals`)."""
     check_out(ctx, out_path)
     store = open_store(ctx)
     if out_path is None:

@@ -88,7 +88,7 @@ def schemas_write(folder: Path) -> None:
     from ..formats import schemas as generated
 
     for name, model in generated.SCHEMAS.items():
-        with atomic_write(folder / name) as stream:
+        with atomic_write(folder / name, parents=True) as stream:
             stream.write(generated.render(model))
     say(f"wrote {len(generated.SCHEMAS)} schemas to ", data(folder))
 

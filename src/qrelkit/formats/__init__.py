@@ -7,7 +7,7 @@ saved JSON documents (score reports, manifests); `schemas` renders the JSON Sche
 None of them is imported here, so importing `qrelkit.formats` stays light.
 """
 
-from ._io import atomic_write, read_lines
+from ._io import as_text, atomic_write, read_lines
 from .trec import QrelRecord, RunRecord
 
-__all__ = ["QrelRecord", "RunRecord", "atomic_write", "read_lines"]
+__all__ = ["QrelRecord", "RunRecord", "as_text", "atomic_write", "read_lines"]

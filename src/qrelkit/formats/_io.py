@@ -67,8 +67,14 @@ def is_stdin(path: PathLike) -> bool:
 
 
 def display(path: PathLike) -> str:
-    """How a path is named in messages (`<stdin>` for `-`)."""
-    return STDIN_NAME if is_stdin(path) else os.fspath(path)
+    """How a path is named in messages (`<stdin>` for `-`), as text (`as_text`)."""
+    return STDIN_NAME if is_stdin(path) else as_text(os.fspath(path))
+
+
+def as_text(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (which Python keeps as lone surrogates, and
+    which no JSON, CSV or terminal can encode) written as `\\xNN`."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _stdin_copy() -> Path:
@@ -470,15 +476,20 @@ WRITE_HINT = "check that the folder exists and is writable, and that the disk ha
 
 
 @contextlib.contextmanager
-def atomic_write(path: PathLike) -> Iterator[IO[str]]:
+def atomic_write(path: PathLike, *, parents: bool = False) -> Iterator[IO[str]]:
     """Write a text file to a temporary name beside `path`, fsync it, then rename it into place.
 
     If the block raises, the temporary file is removed and `path` is left as it was. A file that
     cannot be written is an `InputError` naming it. A target that exists and is not a regular
     file (`/dev/null`, `/dev/stdout`, a named pipe) is written to directly: renaming over it
-    would replace the device or pipe with a file.
+    would replace the device or pipe with a file. A missing folder is an error (a mistyped
+    `--out` must not create folders), unless `parents`.
     """
     target = Path(path)
+    if not parents and not target.parent.is_dir():
+        raise InputError(
+            f"no folder {display(target.parent)}", "create it first, or check the path", path=display(path)
+        )
     if target.exists() and not target.is_file() and not target.is_dir():
         try:
             with open(target, "w", encoding="utf-8", newline="\n") as direct:
@@ -487,7 +498,8 @@ def atomic_write(path: PathLike) -> Iterator[IO[str]]:
             raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
         return
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if parents:
+            target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None

@@ -140,7 +140,9 @@ class Reads(Connection):
             name=self.name,
             queries=sum(s.queries for s in strata),
             documents=int(self._scalar("SELECT count(*) FROM documents")),
-            judgment_events=int(self._scalar("SELECT count(*) FROM judgments")),
+            judgment_events=int(
+                self._scalar("SELECT count(*) FROM judgments WHERE query_id IN (SELECT id FROM queries)")
+            ),
             labels=dict(sorted(labels.items(), key=lambda kv: int(kv[0]))),
             skipped=sum(s.skipped for s in strata),
             unlabeled_pool=sum(s.unlabeled_pool for s in strata),

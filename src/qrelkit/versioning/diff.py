@@ -109,7 +109,10 @@ def comparability(a: ScoreReport, b: ScoreReport) -> list[str]:
     if fa.metrics != fb.metrics:
         only_a = sorted(set(fa.metrics) - set(fb.metrics))
         only_b = sorted(set(fb.metrics) - set(fa.metrics))
-        found.append(f"metric definitions or cutoffs differ (only in A: {only_a or '-'}; only in B: {only_b or '-'})")
+        found.append(
+            "metric definitions or cutoffs differ "
+            f"(only in A: {', '.join(only_a) or '-'}; only in B: {', '.join(only_b) or '-'})"
+        )
     if fa.relevance_threshold != fb.relevance_threshold:
         found.append(f"relevance threshold differs ({fa.relevance_threshold} vs {fb.relevance_threshold})")
     if fa.tie_policy != fb.tie_policy or fa.query_policy != fb.query_policy:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import InputError
+from ..formats import as_text
 from ..models import FileFingerprint, Fingerprint, ScoreReport
 from .sources import ScoringPlan, ScoringSource
 
@@ -24,7 +25,7 @@ def display_names(paths: Sequence[Path]) -> list[str]:
             j != i and parts[j][-depth:] == parts[i][-depth:] and parts[j] != parts[i] for j in range(len(paths))
         ):
             depth += 1
-        names.append("/".join(parts[i][-depth:]) if depth > 1 else path.name)
+        names.append(as_text("/".join(parts[i][-depth:]) if depth > 1 else path.name))
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         seen[name] = seen.get(name, 0) + 1
@@ -71,7 +72,7 @@ def score_run(
     fingerprint = Fingerprint(
         golden=source.golden,
         qrels=source.qrels,
-        run=FileFingerprint(name=name or path.name, sha256=run.sha256),
+        run=FileFingerprint(name=name or as_text(path.name), sha256=run.sha256),
         metrics=[m.name for m in ev.measures],
         relevance_threshold=scale.relevance_threshold,
         max_grade=ev.ranked.top_grade,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import versioning
 from ..errors import UsageError
+from ..formats import as_text
 from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
 from ..scoring.measures import DEFAULT_METRICS, canonical_names, parse_measures
 from ..storage import Store
@@ -93,7 +94,7 @@ class ScoringSource:
             strata={},
             info=GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1))),
             golden=None,
-            qrels=FileFingerprint(name=path.name, sha256=qrels.sha256),
+            qrels=FileFingerprint(name=as_text(path.name), sha256=qrels.sha256),
         )
 
 
