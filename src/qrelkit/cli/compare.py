@@ -90,7 +90,7 @@ OPTIONS = options(
     ),
     click.option("--leaderboard", "as_leaderboard", is_flag=True, help="A leaderboard even for two inputs."),
     click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
-    click.option("--save", is_flag=True, help="Keep the comparison in the store (the TUI dashboard shows it)."),
+    click.option("--save", is_flag=True, help="Keep a two-run comparison in the store (the TUI dashboard shows it)."),
 )
 
 
@@ -127,6 +127,8 @@ def compare(
         leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
+    if save and (len(inputs) > 2 or opts.leaderboard):
+        raise click.UsageError("--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE")
     outcome = workflow.compare_any(inputs, opts, store_opener(ctx))
     if isinstance(outcome, workflow.LeaderboardOutcome):
         board = outcome.leaderboard
