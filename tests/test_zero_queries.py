@@ -61,3 +61,8 @@ def test_one_query_still_has_a_mean() -> None:
     rep = _report(None)
     assert rep.metrics["AP"].mean == 0.5 and rep.metrics["P@5"].mean == (0.2 + 0.0) / 2
     assert "n/a" not in render_reports([rep], "table")
+
+
+def test_the_python_means_over_zero_queries_are_nan() -> None:
+    ev = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP,P@5", queries=[])
+    assert all(math.isnan(v) for v in ev.means().values()) and set(ev.means()) == {"AP", "P@5"}

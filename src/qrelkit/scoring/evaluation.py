@@ -60,7 +60,8 @@ class Evaluation:
         }
 
     def means(self) -> dict[str, float]:
-        return {m.name: float(self.scores[m.name].value.mean()) if self.query_ids else 0.0 for m in self.measures}
+        """Each measure's macro mean; NaN over zero queries (as ir_measures), never 0."""
+        return {m.name: float(self.scores[m.name].value.mean()) if self.query_ids else math.nan for m in self.measures}
 
     def counts(self) -> QueryCounts:
         r = self.ranked
