@@ -131,3 +131,29 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     assert store.label_policy == "latest"
     assert store.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
     assert documents(store, "q1")[0].assessor == "bob"
+
+
+def test_the_one_event_per_pair_fast_path_gives_the_resolved_labels(tmp_path: Path) -> None:
+    """When every pair holds one event (notes aside), labels are read straight off the log; they
+    must equal the labels the vote resolution gives, for every kind of single event."""
+    from qrelkit import resolution
+    from qrelkit.models import Judgment, JudgmentState, LabelState, Query
+
+    store = Store.open(tmp_path / "s.db")
+    store.import_queries([(1, Query(id="q", text="x", stratum="s"))], source="t", create_strata=True)
+    kinds = [
+        (JudgmentState.GRADED, 2), (JudgmentState.GRADED, 0), (JudgmentState.SKIPPED, None),
+        (JudgmentState.RETRACTED, None), (JudgmentState.CLEARED, None), (JudgmentState.ADJUDICATED, 3),
+    ]  # fmt: skip
+    for i, (state, grade) in enumerate(kinds):
+        store.record(Judgment(query_id="q", doc_id=f"d{i}", state=state, grade=grade, assessor="a"))
+    store.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.NOTED, assessor="b", note="n"))
+
+    def expected() -> list[tuple[str, str, int]]:
+        resolved = resolution.resolve_events(store.events(), store.label_policy)
+        return sorted((q, d, g) for (q, d), (st, g) in resolved.items() if st is LabelState.GRADED and g is not None)
+
+    assert [tuple(r) for r in store.label_rows()] == expected() == [("q", "d0", 2), ("q", "d1", 0), ("q", "d5", 3)]
+    assert [tuple(r) for r in store.iter_label_rows()] == expected()
+    store.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.GRADED, grade=0, assessor="b"))
+    assert [tuple(r) for r in store.label_rows()] == expected()  # two votes now: resolved by the policy

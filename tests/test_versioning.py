@@ -296,3 +296,47 @@ def test_the_streamed_content_hash_is_the_sorted_one() -> None:
         snap.content_hash()
         == json.loads((ROOT / "goldensets" / "pydocs" / "1.0" / "manifest.json").read_text())["content_hash"]
     )
+
+
+def test_the_fast_label_encoding_is_the_canonical_json() -> None:
+    """The content hash writes (query, doc, grade) rows without json.dumps when no character needs
+    escaping; on ids with quotes, backslashes, controls and non-ASCII it is byte for byte json.dumps."""
+    import random
+    import string
+
+    from qrelkit.versioning import snapshot as sn
+
+    rnd = random.Random(20261201)
+    alphabet = string.ascii_letters + '"\\é\u202e€\x01\x1f '
+    for _ in range(5_000):
+        q, d = ("".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 6))) for _ in range(2))
+        g = rnd.randint(-5, 2**31 - 1)
+        assert sn._label_json(q, d, g).encode("utf-8") == sn._canonical([q, d, g])
+
+
+@pytest.mark.parametrize("edit", ["documents", "judgments", "content_hash", "scale"])
+def test_scoring_against_a_version_refuses_any_altered_part(run_cli: Cli, tmp_path: Path, edit: str) -> None:
+    """Scoring reads only the settings, queries and labels of a version, but every file's sha256
+    and the content hash must still match the manifest."""
+    import shutil
+
+    folder = tmp_path / "1.0"
+    shutil.copytree(ROOT / "goldensets" / "pydocs" / "1.0", folder)
+    run = str(ROOT / "goldensets" / "pydocs" / "runs" / "bm25.run")
+    fine = one_report(run_cli("score", run, "--golden", str(folder), "--format", "json").output)
+    assert (
+        fine["fingerprint"]["golden"]["content_hash"]
+        == json.loads((folder / "manifest.json").read_text())["content_hash"]
+    )
+    if edit in ("documents", "judgments"):
+        path = folder / f"{edit}.jsonl"
+        path.write_text(path.read_text().replace("a", "b", 1))
+    else:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        if edit == "content_hash":
+            manifest["content_hash"] = "sha256:" + "0" * 64
+        else:
+            manifest["scale"]["levels"][-1]["name"] = "edited"
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    refused = run_cli("score", run, "--golden", str(folder), ok=False)
+    assert refused.exit_code == 2 and "was altered" in refused.output and "--no-verify" in refused.output

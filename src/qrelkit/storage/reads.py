@@ -28,19 +28,34 @@ class Reads(Connection):
         """`labels()` as (query, doc, grade) tuples: for bulk reads (a large set has ~10^6 labels,
         and building a model costs more than reading its row)."""
         one = query_id is not None
-        sql = (
+        sql = self._labels_sql() if not one else (
             f"SELECT query_id, doc_id, grade FROM {self._current(one)} WHERE state = 'graded' ORDER BY query_id, doc_id"
-        )
+        )  # fmt: skip
         return self.conn.execute(sql, {"qid": query_id}).fetchall()
 
     def iter_label_rows(self) -> Iterator[tuple[str, str, int]]:
         """`label_rows()` one batch at a time from the cursor, sorted by (query, doc) in code-point
         order (SQLite's BINARY order of UTF-8 is Python's str order): flat memory for a freeze."""
-        cur = self.conn.execute(
-            f"SELECT query_id, doc_id, grade FROM {self._current()} WHERE state = 'graded' ORDER BY query_id, doc_id"
-        )
+        cur = self.conn.execute(self._labels_sql())
         while rows := cur.fetchmany(10_000):
             yield from rows
+
+    def _labels_sql(self) -> str:
+        """The SQL of every current label, sorted by (query, doc). When every pair holds one event
+        (notes aside), as after importing qrels, a pair's label is that event's grade if it is a
+        grade or an adjudication: one scan of the covering index instead of resolving votes (1.0 s
+        -> 0.2 s for 261,301 labels). Otherwise the resolution of `resolved.CURRENT`."""
+        events = self._scalar("SELECT count(*) FROM judgments WHERE state != 'noted'")
+        pairs = self._scalar(
+            "SELECT count(*) FROM (SELECT 1 FROM judgments INDEXED BY judgments_votes WHERE state != 'noted' "
+            "GROUP BY query_id, doc_id)"
+        )
+        if events == pairs:
+            return (
+                "SELECT query_id, doc_id, grade FROM judgments INDEXED BY judgments_votes "
+                "WHERE state IN ('graded', 'adjudicated') ORDER BY query_id, doc_id"
+            )
+        return f"SELECT query_id, doc_id, grade FROM {self._current()} WHERE state = 'graded' ORDER BY query_id, doc_id"
 
     def labels(self, query_id: str | None = None) -> list[Label]:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""

@@ -7,9 +7,12 @@ names.
 
 from .diff import comparability, diff
 from .folders import CONTENT_MISMATCH, FILES, MANIFEST, freeze, latest_version, read, read_manifest, verify
+from .labels import VersionLabels, read_labels
 from .snapshot import Snapshot, content_hash, documents_hash
 
 __all__ = [
+    "VersionLabels",
+    "read_labels",
     "CONTENT_MISMATCH",
     "FILES",
     "MANIFEST",

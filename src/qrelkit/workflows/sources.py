@@ -54,7 +54,10 @@ class ScoringSource:
             strata={q.id: q.stratum for q in queries},
             info=info,
             golden=GoldenFingerprint(
-                name=info.name, version=version, content_hash=versioning.content_hash(info, queries, labels, docs)
+                name=info.name,
+                version=version,
+                # label_rows come sorted by (query, doc): the hash streams them as they are
+                content_hash=versioning.content_hash(info, queries, labels, docs, presorted=True),
             ),
             qrels=None,
         )
@@ -64,19 +67,15 @@ class ScoringSource:
         """A frozen version's labels; with `check`, an altered version is refused."""
         from ..formats.columns import Columns
 
-        snap = versioning.read(folder, check=check)
-        manifest = versioning.read_manifest(folder)
+        version = versioning.read_labels(folder, check=check)
+        manifest = version.manifest
         return cls(
-            labels=Columns.from_rows([(x.query_id, x.doc_id, x.grade) for x in snap.labels], integer=True),
+            labels=Columns.from_rows(version.labels, integer=True),
             labels_hash=None,
-            queries=[q.id for q in snap.queries],
-            strata={q.id: q.stratum for q in snap.queries},
-            info=snap.info,
-            golden=GoldenFingerprint(
-                name=manifest.name,
-                version=manifest.version,
-                content_hash=manifest.content_hash if check else snap.content_hash(),
-            ),
+            queries=[q.id for q in version.queries],
+            strata={q.id: q.stratum for q in version.queries},
+            info=version.info,
+            golden=GoldenFingerprint(name=manifest.name, version=manifest.version, content_hash=version.content_hash),
             qrels=None,
         )
 
