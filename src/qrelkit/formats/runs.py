@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import InputError
 from ..models.reports import ScoreReport
 from . import jsondict, jsonl, trec
-from ._io import HashedPath, PathLike, display, is_stdin, peek, read_blocks
+from ._io import HashedPath, PathLike, PlainFile, display, is_stdin, peek, read_blocks
 from .trec import QrelRecord, RunRecord
 
 if TYPE_CHECKING:
@@ -181,13 +181,15 @@ def _json_rows(data: bytes, name: str, kind: Literal["run", "qrels"]) -> list[tu
     return [(r.query_id, r.doc_id, r.grade) for r in jsondict.qrels_from_bytes(data, name)]
 
 
-def _read(path: Path, kind: Literal["run", "qrels"], rows: Rows) -> tuple[Columns, npt.NDArray[np.uint64] | None, str]:
+def _read(
+    path: Path, kind: Literal["run", "qrels"], rows: Rows, source: HashedPath | None = None
+) -> tuple[Columns, npt.NDArray[np.uint64] | None, str]:
     """Columns, doc hashes (fast path only) and sha256. The first block tells the format (unless
     the suffix did): TREC goes to the fast parser, a JSON dict is parsed from the blocks read; the
     exact reader reads again only when the fast parser gives up (or for JSON Lines)."""
     from .columns import Columns, trec_columns  # numpy loads here, when a file is scored
 
-    source = HashedPath(path)
+    source = source if source is not None else HashedPath(path)
     parsed, data = None, None
     found: FileKind = "jsonl"
     if not is_jsonl(path):
@@ -217,9 +219,12 @@ def read_run_file(path: Path) -> RunFile:
     return RunFile(path=path, name=run_name(path), columns=columns, doc_hash=doc_hash, sha256=sha256)
 
 
-def read_qrels_file(path: Path) -> QrelsFile:
+def read_qrels_file(path: Path, *, plain_limit: int | None = None) -> QrelsFile:
     """Read a qrels file (TREC, 3-field TSV after a header, JSON Lines or a JSON dict; `.gz` or
     not; `-` for standard input) for scoring. A bad line or a repeated (query, doc) pair is an
-    `InputError` naming the line; so is a file with no qrels line."""
-    columns, doc_hash, sha256 = _read(path, "qrels", _qrels_rows)
+    `InputError` naming the line; so is a file with no qrels line. With `plain_limit` the file
+    must be a plain file of at most that many bytes, opened without following a symlink (a
+    version's qrels.txt: `_io.PlainFile`)."""
+    source = PlainFile(path, plain_limit) if plain_limit is not None else None
+    columns, doc_hash, sha256 = _read(path, "qrels", _qrels_rows, source)
     return QrelsFile(path=path, columns=columns, doc_hash=doc_hash, sha256=sha256)

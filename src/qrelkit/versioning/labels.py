@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import VersionError
-from ..formats import jsonl, trec
+from ..formats import jsonl
 from ..formats._io import PlainFile
 from ..models import GoldenSetInfo, Manifest, Query
 from .folders import (
@@ -49,10 +49,7 @@ def read_labels(folder: Path, *, check: bool = True) -> VersionLabels:
         as_read = sorted((x.query_id, x.doc_id, x.grade) for x in snap.labels)
         return VersionLabels(snap.info, snap.queries, as_read, snap.content_hash(), manifest)
     problems: list[str] = []
-    queries_file, qrels_file = (
-        PlainFile(folder / "queries.jsonl", MAX_FILE_BYTES),
-        PlainFile(folder / "qrels.txt", MAX_FILE_BYTES),
-    )
+    queries_file = PlainFile(folder / "queries.jsonl", MAX_FILE_BYTES)
     queries: list[Query] = []
     rows: list[tuple[str, str, int]] = []
     for name in FILES:
@@ -61,9 +58,13 @@ def read_labels(folder: Path, *, check: bool = True) -> VersionLabels:
         elif name == "queries.jsonl":  # parsed and hashed by one read (a file swapped meanwhile is caught)
             queries = [q for _, q in jsonl.read_models(queries_file, Query)]
             problems += [] if queries_file.sha256() == manifest.files[name] else [f"{name}: changed"]
-        elif name == "qrels.txt":
-            rows = [(r.query_id, r.doc_id, r.grade) for r in trec.read_qrels(qrels_file)]
-            problems += [] if qrels_file.sha256() == manifest.files[name] else [f"{name}: changed"]
+        elif name == "qrels.txt":  # the numpy fast path (the exact reader when a line is irregular)
+            from ..formats.runs import read_qrels_file
+
+            qrels = read_qrels_file(folder / name, plain_limit=MAX_FILE_BYTES)
+            c = qrels.columns
+            rows = [(q.decode(), d.decode(), int(g)) for q, d, g in zip(c.query, c.doc, c.value, strict=True)]
+            problems += [] if qrels.sha256 == manifest.files[name] else [f"{name}: changed"]
         elif _file_digest(folder / name) != manifest.files[name]:
             problems.append(f"{name}: changed (sha256 differs from the manifest)")
     problems += _extra_files(folder, manifest)
@@ -72,7 +73,8 @@ def read_labels(folder: Path, *, check: bool = True) -> VersionLabels:
         label_policy=manifest.label_policy,
     )  # fmt: skip
     if not problems:
-        rows.sort()  # freeze writes them sorted; sorting again costs little and trusts nothing
+        if any(a > b for a, b in zip(rows, rows[1:], strict=False)):  # freeze writes them sorted
+            rows.sort()
         if content_hash(info, queries, rows, manifest.documents_sha256, presorted=True) != manifest.content_hash:
             problems.append(CONTENT_MISMATCH)
     if problems:
