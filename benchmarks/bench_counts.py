@@ -11,12 +11,14 @@ judgment was recorded (that query alone is recomputed). Medians over --repeat.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import build_store  # noqa: E402
 
 QUERIES, DOCS = 10_000, 50
 
@@ -35,26 +37,6 @@ print(time.perf_counter() - start, len(rows))
 """
 
 
-def build(db: Path) -> None:
-    subprocess.run([sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True)
-    conn = sqlite3.connect(db)
-    conn.execute("BEGIN")
-    conn.execute("INSERT INTO strata(name, weight) VALUES ('s', 1.0)")
-    conn.executemany(
-        "INSERT INTO queries(id, text, stratum) VALUES (?, 'x', 's')", ((f"q{i:05d}",) for i in range(QUERIES))
-    )
-    ts = "2026-12-01T00:00:00+00:00"
-    conn.executemany(
-        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts) VALUES (?, ?, 'graded', ?, ?, ?)",
-        ((f"q{q:05d}", f"doc-{d:03d}", (q + d + k) % 4, a, ts) for q in range(QUERIES) for d in range(DOCS)
-         for k, a in enumerate(("ann", "bob"))),
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT INTO pool(query_id, doc_id, source) VALUES (?, 'pooled', 'r')", ((f"q{q:05d}",) for q in range(QUERIES))
-    )
-    conn.commit()
-
-
 def probe(db: Path, mode: str) -> float:
     out = subprocess.run([sys.executable, "-c", PROBE, str(db), mode], check=True, capture_output=True, text=True)
     return float(out.stdout.split()[0])
@@ -66,7 +48,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "counts.db"
-        build(db)
+        build_store(db, QUERIES, DOCS, pooled=True)
         print("| read of the counts (10,000 queries, 1,000,000 events) | median |\n|---|---:|")
         for mode, what in (("cold", "first read (everything resolved, then kept)"), ("warm", "nothing new"),
                            ("judge", "after one judgment")):  # fmt: skip

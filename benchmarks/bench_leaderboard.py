@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from _common import run_once  # noqa: E402
 from gen import generate  # noqa: E402
 
 
@@ -45,16 +43,6 @@ def candidates(base: Path, out: Path, count: int) -> list[Path]:
                 fh.write(f"{f[0]} Q0 {f[2]} {f[3]} {s:.6f} cand{k:02d}\n")
         paths.append(path)
     return paths
-
-
-def run_once(cmd: list[str]) -> tuple[float, int]:
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return wall, int(usage.ru_maxrss)
 
 
 def main() -> None:

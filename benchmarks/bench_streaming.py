@@ -11,49 +11,16 @@ are medians over --repeat runs after one warm-up. The limit the issue sets is 30
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import build_store, run_once  # noqa: E402
+
 QUERIES, DOCS, ASSESSORS = 10_000, 100, ("ann", "bob")
-
-
-def build(db: Path) -> None:
-    subprocess.run([sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True)
-    conn = sqlite3.connect(db)
-    conn.execute("BEGIN")
-    conn.execute("INSERT INTO strata(name, weight) VALUES ('s', 1.0)")
-    conn.executemany(
-        "INSERT INTO queries(id, text, stratum) VALUES (?, ?, 's')",
-        ((f"q{i:05d}", f"query {i}") for i in range(QUERIES)),
-    )
-    ts = "2026-12-01T00:00:00+00:00"
-    conn.executemany(
-        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts) VALUES (?, ?, 'graded', ?, ?, ?)",
-        (
-            (f"q{q:05d}", f"doc-{q:05d}-{d:03d}", (q + d + k) % 4, a, ts)
-            for q in range(QUERIES)
-            for d in range(DOCS)
-            for k, a in enumerate(ASSESSORS)
-        ),
-    )
-    conn.commit()
-    conn.close()
-
-
-def run_once(cmd: list[str]) -> tuple[float, int]:
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return time.perf_counter() - start, int(usage.ru_maxrss)
 
 
 def main() -> None:
@@ -65,7 +32,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "log.db"
     if not db.exists():
-        build(db)
+        build_store(db, QUERIES, DOCS, assessors=ASSESSORS)
     qk = [sys.executable, "-m", "qrelkit", "--db", str(db)]
     jobs = {
         "freeze": lambda i: [*qk, "freeze", "g", f"v{i}", "--out", str(folder / "sets")],

@@ -1,0 +1,51 @@
+"""What the benchmark scripts share: timing one whole process, and building a large judged store."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def run_once(cmd: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB, the child's own ru_maxrss from os.wait4) of one child
+    process; its output is discarded, a failure raises with its stderr."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
+    return wall, int(usage.ru_maxrss)
+
+
+def build_store(
+    db: Path, queries: int, docs: int, *, assessors: tuple[str, ...] = ("ann", "bob"), pooled: bool = False
+) -> None:
+    """A fresh qrelkit store with `queries` queries (stratum `s`), each with `docs` documents graded
+    by every assessor (`queries x docs x len(assessors)` events), and with `pooled` one unlabeled
+    pooled pair per query; written by direct inserts into the store's schema (fast)."""
+    subprocess.run([sys.executable, "-m", "qrelkit", "--db", str(db), "init"], check=True, capture_output=True)
+    conn = sqlite3.connect(db)
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO strata(name, weight) VALUES ('s', 1.0)")
+    conn.executemany(
+        "INSERT INTO queries(id, text, stratum) VALUES (?, ?, 's')",
+        ((f"q{i:05d}", f"query {i}") for i in range(queries)),
+    )
+    ts = "2026-12-01T00:00:00+00:00"
+    conn.executemany(
+        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts) VALUES (?, ?, 'graded', ?, ?, ?)",
+        ((f"q{q:05d}", f"doc-{q:05d}-{d:03d}", (q + d + k) % 4, a, ts)
+         for q in range(queries) for d in range(docs) for k, a in enumerate(assessors)),
+    )  # fmt: skip
+    if pooled:
+        conn.executemany(
+            "INSERT INTO pool(query_id, doc_id, source) VALUES (?, 'pooled', 'r')",
+            ((f"q{q:05d}",) for q in range(queries)),
+        )
+    conn.commit()
+    conn.close()
