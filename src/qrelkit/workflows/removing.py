@@ -8,12 +8,12 @@ and no profile names it. Frozen versions are never touched: they keep what they 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import UsageError
 from ..models import Query, Removal
-from ..storage import Store
+from ..storage import Footprint, Store
 from .judging import current_assessor
 
 
@@ -30,15 +30,33 @@ def remove_queries(
 ) -> list[Removal]:
     """Remove queries in one transaction; every one is checked first (an unknown query, or one
     with labels without `with_labels`, refuses the whole command and changes nothing)."""
+    missing = ("no query {!r} in the golden set", "see them with `qrelkit queries list`")
+    return _remove_all(
+        store, "query", query_ids, store.query_footprint, store.remove_query, missing, with_labels, assessor
+    )
+
+
+def _remove_all(
+    store: Store,
+    kind: str,
+    names: Sequence[str],
+    footprint_of: Callable[[str], Footprint | None],
+    remove: Callable[..., Removal],
+    missing: tuple[str, str],
+    with_labels: bool,
+    assessor: str | None,
+) -> list[Removal]:
+    """The one rule of `queries remove` and `docs remove`: check every name (it exists; it holds
+    no label unless `with_labels`), then remove them all, in one transaction."""
     who = assessor or current_assessor()
     with store.transaction():
-        for qid in query_ids:
-            footprint = store.query_footprint(qid)
+        for name in names:
+            footprint = footprint_of(name)
             if footprint is None:
-                raise UsageError(f"no query {qid!r} in the golden set", "see them with `qrelkit queries list`")
+                raise UsageError(missing[0].format(name), missing[1])
             if footprint.judged_pairs and not with_labels:
-                raise _label_hint("query", qid, footprint.judged_pairs)
-        return [store.remove_query(qid, assessor=who) for qid in dict.fromkeys(query_ids)]
+                raise _label_hint(kind, name, footprint.judged_pairs)
+        return [remove(name, assessor=who) for name in dict.fromkeys(names)]
 
 
 def queries_of_stratum(store: Store, stratum: str) -> list[str]:
@@ -59,15 +77,10 @@ def remove_documents(
 ) -> list[Removal]:
     """Remove documents (text, pooled pairs; labels only with `with_labels`) in one transaction,
     every one checked first."""
-    who = assessor or current_assessor()
-    with store.transaction():
-        for did in doc_ids:
-            footprint = store.document_footprint(did)
-            if footprint is None:
-                raise UsageError(f"no document {did!r} in the store", "ids as `qrelkit export qrels` prints them")
-            if footprint.judged_pairs and not with_labels:
-                raise _label_hint("document", did, footprint.judged_pairs)
-        return [store.remove_document(did, assessor=who) for did in dict.fromkeys(doc_ids)]
+    missing = ("no document {!r} in the store", "ids as `qrelkit export qrels` prints them")
+    return _remove_all(
+        store, "document", doc_ids, store.document_footprint, store.remove_document, missing, with_labels, assessor
+    )
 
 
 def remove_stratum(store: Store, name: str, *, assessor: str | None = None) -> Removal:
