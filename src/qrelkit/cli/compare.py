@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -13,7 +14,18 @@ from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
 from ..render.styles import data
 from ..workflows import compare as workflow
-from ._common import check_out, emit, err, open_store, options, out_option, seed_option, source_options, store_opener
+from ._common import (
+    F,
+    check_out,
+    emit,
+    err,
+    open_store,
+    options,
+    out_option,
+    seed_option,
+    source_options,
+    store_opener,
+)
 
 HELP = """Compare baseline A with candidate B (or with several candidates), paired over the same queries.
 
@@ -52,13 +64,29 @@ DELTA = click.FloatRange(1e-6, 1e6)
 MIN_RESAMPLES = 1_000
 """Fewer resamples make the 2.5th/97.5th percentiles and p-values too coarse to read."""
 
+
+def _inputs(metavar: str) -> Callable[[F], F]:
+    return click.argument(
+        "inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path), metavar=metavar
+    )
+
+
+def _resamples(help: str) -> Callable[[F], F]:
+    return click.option(
+        "--resamples", type=click.IntRange(MIN_RESAMPLES, 10**8), default=10_000, show_default=True, help=help
+    )
+
+
+PROFILE = click.option("--profile", help="Use a scoring profile's metrics and strata (runs only).")
+DELTA_OPTION = click.option(
+    "--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."
+)
+
 OPTIONS = options(
-    click.argument(
-        "inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="A [B...]"
-    ),
+    _inputs("A [B...]"),
     source_options,
     click.option("--metrics", help="Comma-separated measures (the two tiles are always added)."),
-    click.option("--profile", help="Use a scoring profile's metrics and strata (runs only)."),
+    PROFILE,
     click.option("--headline", default="nDCG@10", show_default=True, help="The headline tile."),
     click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth)."),
     click.option(
@@ -70,13 +98,7 @@ OPTIONS = options(
         help="csv and latex write a leaderboard.",
     ),
     out_option,
-    click.option(
-        "--resamples",
-        type=click.IntRange(MIN_RESAMPLES, 10**8),
-        default=10_000,
-        show_default=True,
-        help="Bootstrap and randomization resamples.",
-    ),
+    _resamples("Bootstrap and randomization resamples."),
     seed_option("Seed of the resampling."),
     click.option("--fail-if-worse", "fail_if_worse", multiple=True, metavar="METRIC[:TOL]", help="Exit 1 if worse."),
     click.option("--gate-pair", metavar="M1,M2", help="Exit 1 if the gain on one is less than the loss on the other."),
@@ -89,7 +111,7 @@ OPTIONS = options(
         help="Multiple-comparison correction of a leaderboard.",
     ),
     click.option("--leaderboard", "as_leaderboard", is_flag=True, help="A leaderboard even for two inputs."),
-    click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
+    DELTA_OPTION,
     click.option("--save", is_flag=True, help="Keep a two-run comparison in the store (the TUI dashboard shows it)."),
 )
 
@@ -182,8 +204,9 @@ def render(c: Comparison, fmt: CompareFormat, width: int, color: bool) -> str:
 SENSITIVITY_HELP = """How sensitive each metric is on this golden set, from RUNS (files or saved reports).
 
 \b
-Per metric, over every query and per stratum: the SD of the per-query values and the SE of the
-mean; with two or more runs, the SD of the paired differences with the first run and the minimum
+Per metric, over every query and per stratum: the SD of the first run's per-query values and the
+SE of its mean; with two or more runs, the SD of the paired differences with the first run (the
+median over the other runs, so one very different run does not set it) and the minimum
 detectable effect of a paired t-test (alpha 0.05, power 0.8) on the queries at hand; with
 --delta D, the queries needed to detect D; with three or more runs, the discriminative power
 (the share of run pairs a paired randomization test finds different at alpha 0.05, Sakai 2006).
@@ -194,19 +217,14 @@ tell" on this set.
 
 @click.command(help=SENSITIVITY_HELP)
 @options(
-    click.argument(
-        "inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="RUNS..."
-    ),
+    _inputs("RUNS..."),
     source_options,
     click.option("--metrics", help="Comma-separated measures (default: the default set)."),
-    click.option("--profile", help="Use a scoring profile's metrics and strata (runs only)."),
-    click.option("--delta", type=DELTA, help="The change that matters (> 0): how many queries would detect it."),
+    PROFILE,
+    DELTA_OPTION,
     click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True),
     out_option,
-    click.option(
-        "--resamples", type=click.IntRange(MIN_RESAMPLES, 10**8), default=10_000, show_default=True,
-        help="Resamples of the pairwise tests (discriminative power).",
-    ),
+    _resamples("Resamples of the pairwise tests (discriminative power)."),
     seed_option("Seed of the resampling."),
     click.option("--allow-mismatch", is_flag=True, help="Go on over the queries every report holds."),
 )  # fmt: skip
