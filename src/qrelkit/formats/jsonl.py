@@ -107,16 +107,21 @@ def validate(model: type[M], obj: dict[str, Any], hint: str | None, name: str, l
 RUN_HINT = 'run lines are {"query_id": "...", "doc_id": "...", "score": 1.5}'
 
 
+def _pair(obj: dict[str, Any], hint: str, name: str, lineno: int) -> tuple[str, str]:
+    """The line's `query_id` and `doc_id`, under the one id rule (`check_id`)."""
+    qid, docid = obj.get("query_id"), obj.get("doc_id")
+    if not isinstance(qid, str) or not isinstance(docid, str) or not qid or not docid:
+        raise InputError("query_id and doc_id must be non-empty strings", hint, path=name, line=lineno)
+    return check_id(qid, "query", name, lineno), check_id(docid, "document", name, lineno)
+
+
 def read_run(path: PathLike) -> Iterator[RunRecord]:
     """A run as JSONL with `query_id`, `doc_id`, `score`; duplicates are errors naming both lines."""
     name = display(path)
     seen: dict[tuple[str, str], int] = {}
     for lineno, obj in read_objects(path):
-        qid, docid, score = obj.get("query_id"), obj.get("doc_id"), obj.get("score")
-        if not isinstance(qid, str) or not isinstance(docid, str) or not qid or not docid:
-            raise InputError("query_id and doc_id must be non-empty strings", RUN_HINT, path=name, line=lineno)
-        check_id(qid, "query", name, lineno)
-        check_id(docid, "document", name, lineno)
+        qid, docid = _pair(obj, RUN_HINT, name, lineno)
+        score = obj.get("score")
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
             raise InputError(f"score {score!r:.40} is not a finite number", RUN_HINT, path=name, line=lineno)
         refuse_repeat(
@@ -135,11 +140,8 @@ def read_qrels(path: PathLike, *, check_repeats: bool = True) -> Iterator[QrelRe
     name = display(path)
     seen: dict[tuple[str, str], int] = {}
     for lineno, obj in read_objects(path):
-        qid, docid, grade = obj.get("query_id"), obj.get("doc_id"), obj.get("grade")
-        if not isinstance(qid, str) or not isinstance(docid, str) or not qid or not docid:
-            raise InputError("query_id and doc_id must be non-empty strings", QRELS_HINT, path=name, line=lineno)
-        check_id(qid, "query", name, lineno)
-        check_id(docid, "document", name, lineno)
+        qid, docid = _pair(obj, QRELS_HINT, name, lineno)
+        grade = obj.get("grade")
         if isinstance(grade, bool) or not isinstance(grade, int):
             raise InputError(f"grade {grade!r:.40} is not an integer", QRELS_HINT, path=name, line=lineno)
         if not GRADE_MIN <= grade <= GRADE_MAX:
