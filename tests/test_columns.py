@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qrelkit.formats import trec
+from qrelkit.formats import _arrow, trec
 from qrelkit.formats.columns import Columns, hash_docs
 from qrelkit.scoring import trec_columns
 from qrelkit.scoring.arrays import rank, rank_columns
@@ -90,3 +90,44 @@ def test_vectorised_ranking_equals_the_reference(seed: int) -> None:
     pad = lambda g: np.pad(g, ((0, 0), (0, width - g.shape[1])), constant_values=-2)  # noqa: E731
     assert (pad(a.grades) == pad(b.grades)).all()
     assert (a.label_counts == b.label_counts).all() and (a.n_ret == b.n_ret).all()
+
+
+def test_a_query_split_into_two_groups_is_ranked_as_one() -> None:
+    """The last evaluated query's rows in two groups (no run-only rows): they must be ranked together
+    (the grouped fast path once skipped that query's uniqueness check and kept the groups' order)."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1, "c": 2}}
+    run = [("q2", "b", 3.0), ("q1", "a", 2.0), ("q2", "c", 5.0)]
+    qc = Columns.from_rows([(q, d, g) for q, v in qrels.items() for d, g in v.items()], integer=True)
+    rc = Columns.from_rows(run)
+    ranked = rank_columns(qc, hash_docs(qc.doc), rc, hash_docs(rc.doc), queries=list(qrels))
+    assert ranked is not None
+    assert ranked.grades[1].tolist() == [2, 1]  # c (5.0) before b (3.0)
+    assert ranked.grades.tolist() == rank(qrels, run).grades.tolist()
+
+
+def test_compiled_tokeniser_gives_the_numpy_tokenisers_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyarrow tokenises large files; on the same bytes it must give exactly the numpy arrays, and
+    leave everything it does not take (tabs, two spaces, CRLF, empty fields, NA) to numpy."""
+    pytest.importorskip("pyarrow")
+    rnd = random.Random(3)
+    plain = "".join(
+        f"q{q} Q0 d{rnd.randint(0, 999)}x{i} {i} {rnd.choice(['1', '2.5', '-3e-2', '0.125', '1e3', '+4'])} run\n"
+        for q in range(30)
+        for i in range(rnd.randint(1, 40))
+    )
+    assert _arrow.split(plain.encode(), 6, (0, 2), 4) is not None  # the compiled path takes it
+    texts = [plain, plain.replace(" run\n", " run\r\n"), "q1\tQ0 a 1 2 r\n", "q1 Q0 a 1 NA r\n", "q1 Q0  a 1 2 r\n"]
+    for text in texts:
+        data = text.encode()
+        for kind in ("run",):
+            fast, slow = trec_columns(data, kind, large=True), trec_columns(data, kind, large=False)
+            assert (fast is None) == (slow is None), text[:40]
+            if fast is not None and slow is not None:
+                for field in ("query", "doc", "value"):
+                    assert np.array_equal(getattr(fast.columns, field), getattr(slow.columns, field))
+                assert np.array_equal(fast.doc_hash, slow.doc_hash)
+    qrels = b"".join(f"q{i % 7} 0 d{i} {i % 4}\n".encode() for i in range(500))
+    fast, slow = trec_columns(qrels, "qrels", large=True), trec_columns(qrels, "qrels", large=False)
+    assert fast is not None and slow is not None
+    assert np.array_equal(fast.columns.value, slow.columns.value) and np.array_equal(fast.columns.doc, slow.columns.doc)
+    assert trec_columns(b"q1 0 a +2\n", "qrels", large=True) is None
