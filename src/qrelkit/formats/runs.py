@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,6 +183,17 @@ def _json_rows(data: bytes, name: str, kind: Literal["run", "qrels"]) -> list[tu
     return [(r.query_id, r.doc_id, r.grade) for r in jsondict.qrels_from_bytes(data, name)]
 
 
+def _large(path: Path) -> bool:
+    """At least `columns.COMPILED_FROM` bytes, or of a size not known before reading."""
+    from .columns import COMPILED_FROM
+
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return True
+    return not stat.S_ISREG(info.st_mode) or path.suffix == ".gz" or info.st_size >= COMPILED_FROM
+
+
 def _read(
     path: Path, kind: Literal["run", "qrels"], rows: Rows, source: HashedPath | None = None
 ) -> tuple[Columns, npt.NDArray[np.uint64] | None, str]:
@@ -197,7 +210,7 @@ def _read(
             head = next(blocks, b"")
             found = kind_of(head)
             if found == "trec":
-                parsed = trec_columns(itertools.chain([head], blocks), kind)
+                parsed = trec_columns(itertools.chain([head], blocks), kind, large=_large(path))
             elif found == "json":
                 data = head + b"".join(blocks)
     if data is not None:
