@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 RUNTIME_STAMP := $(VENV)/.runtime-stamp
 
-.PHONY: demo test lint typecheck unit browser-test generated bench sim stress clean
+.PHONY: demo test lint typecheck unit browser-test generated bench bench-quick sim stress clean
 
 # The demo needs qrelkit and its runtime dependencies only; the tests add the dev tools and the
 # reference implementations (pytrec-eval, scipy, statsmodels, ...) on top of the same venv.
@@ -50,10 +50,15 @@ generated: $(STAMP)
 	$(BIN)/python scripts/write_cli_docs.py
 	$(BIN)/python scripts/write_measures_docs.py
 
+# Every benchmark at the reference sizes (30-40 minutes on 2 cores); rewrites the tables under
+# "Current figures" in benchmarks/README.md. bench-quick: the same scripts on small data, printed
+# only (under 2 minutes).
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet ranx
-	$(BIN)/python benchmarks/bench_score.py
-	$(BIN)/python benchmarks/bench_tui.py
+	$(BIN)/python benchmarks/bench_all.py
+
+bench-quick: $(STAMP)
+	$(BIN)/python benchmarks/bench_all.py --quick
 
 # Reliability at full size (about 10 minutes): 150 SIGKILLs, 40,000 concurrent events, 400 fuzzed
 # inputs per reader, then a 10-million-line qrels import and a 7-million-line run scored in 2 GiB.

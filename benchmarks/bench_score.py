@@ -1,9 +1,11 @@
 """Whole-process timing of `qrelkit score` against pytrec_eval and ranx on the same files.
 
-    python benchmarks/bench_score.py [--sizes medium msmarco] [--repeat 5]
+    python benchmarks/bench_score.py [--sizes medium msmarco] [--repeat 5] [--no-ranx]
 
-Generates the data with `benchmarks/gen.py` if missing, runs every tool `--repeat` times per size
-(after one untimed warm-up, which also lets ranx's numba cache compile), and prints the medians of
+Generates the data with `benchmarks/gen.py` if missing, and with the acceptance data's generator
+(`../shared/bench/gen.py`, or `--shared-gen PATH`) when it is there; runs every tool `--repeat`
+times per data set, the tools taking turns (after two untimed rounds, which also let ranx's numba
+cache compile), and prints the medians of
 wall time and of peak resident memory (each child's own ru_maxrss, from os.wait4) as a Markdown
 table, with each qrelkit figure as a ratio to the fastest peer. The six measures are nDCG@10,
 R@50, RR, P@5, AP and Rprec; qrelkit also computes judged coverage for each, and bounds unless
@@ -16,6 +18,7 @@ import argparse
 import importlib.util
 import json
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -52,35 +55,67 @@ def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
     return found
 
 
-def main() -> None:
+SHARED_GEN = HERE.parent.parent / "shared" / "bench" / "gen.py"
+"""The acceptance data's generator, beside the project's folder when it is there (optional)."""
+
+
+def datasets(sizes: list[str], data: Path, shared_gen: Path | None) -> dict[str, tuple[Path, Path]]:
+    """Label -> (qrels, run): the project's generator for each size and, when `shared_gen` exists,
+    the acceptance data's generator for the same sizes (labelled `shared <size>`)."""
+    found = {}
+    for size in sizes:
+        if shared_gen is not None and shared_gen.exists():
+            folder = data / "shared"
+            if not (folder / size / "run.trec").exists():
+                subprocess.run(
+                    [sys.executable, str(shared_gen), "--sizes", size, "--data-dir", str(folder)],
+                    check=True,
+                    capture_output=True,
+                )
+            found[f"shared {size}"] = (folder / size / "qrels.trec", folder / size / "run.trec")
+        qrels, run = data / size / "qrels.trec", data / size / "run.trec"
+        if not (qrels.exists() and run.exists()):
+            generate(size, data)
+        found[size] = (qrels, run)
+    return found
+
+
+def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", nargs="+", default=["medium", "msmarco"])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data", type=Path, default=HERE / "data")
+    parser.add_argument("--shared-gen", type=Path, default=SHARED_GEN, help="the acceptance data's gen.py, if any")
+    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (it takes 10-20x as long)")
     parser.add_argument("--json", type=Path, help="Also write the raw figures here.")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     results: dict[str, dict[str, dict[str, float]]] = {}
-    for size in args.sizes:
-        qrels, run = args.data / size / "qrels.trec", args.data / size / "run.trec"
-        if not (qrels.exists() and run.exists()):
-            generate(size, args.data)
+    for label, (qrels, run) in datasets(args.sizes, args.data, args.shared_gen).items():
         lines = sum(1 for _ in open(run, "rb"))
-        results[size] = {}
-        for name, cmd in tools(qrels, run).items():
-            run_once(cmd)  # warm-up: file cache, numba cache
-            samples = [run_once(cmd) for _ in range(args.repeat)]
-            results[size][name] = {
-                "wall_s": statistics.median(s[0] for s in samples),
-                "peak_mib": statistics.median(s[1] for s in samples) / 1024,
+        results[label] = {}
+        found = tools(qrels, run)
+        if args.no_ranx:
+            found.pop("ranx", None)
+        for _ in range(2):  # warm-up: file cache, numba cache
+            for cmd in found.values():
+                run_once(cmd)
+        samples: dict[str, list[tuple[float, int]]] = {name: [] for name in found}
+        for _ in range(args.repeat):  # the tools take turns, so a slow moment hits them alike
+            for name, cmd in found.items():
+                samples[name].append(run_once(cmd))
+        for name in found:
+            results[label][name] = {
+                "wall_s": statistics.median(s[0] for s in samples[name]),
+                "peak_mib": statistics.median(s[1] for s in samples[name]) / 1024,
                 "run_lines": lines,
             }
-            print(
-                f"{size:8} {name:28} {results[size][name]['wall_s']:7.2f} s {results[size][name]['peak_mib']:7.0f} MiB",
-                file=sys.stderr,
-            )
-    print(markdown(results, args.repeat))
+            print(f"{label:15} {name:28} {results[label][name]['wall_s']:7.2f} s "
+                  f"{results[label][name]['peak_mib']:7.0f} MiB", file=sys.stderr)  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    text = markdown(results, args.repeat) + "\n" + targets(results)
+    print(text)
+    return text
 
 
 def markdown(results: dict[str, dict[str, dict[str, float]]], repeat: int) -> str:
@@ -98,7 +133,28 @@ def markdown(results: dict[str, dict[str, dict[str, float]]], repeat: int) -> st
                 f"| {size} ({int(r['run_lines']):,} run lines) | {name} | {r['wall_s']:.2f} s | "
                 f"{r['peak_mib']:.0f} MiB | {ratio:.2f}x {fastest} | {mem:.2f}x |"
             )
-    return "\n".join(rows) + f"\n\n{repeat} timed runs per cell after one warm-up; whole processes.\n"
+    return "\n".join(rows) + (
+        f"\n\nMedians of {repeat} timed runs per cell after a warm-up, the tools taking turns; whole processes.\n"
+    )
+
+
+def targets(results: dict[str, dict[str, dict[str, float]]]) -> str:
+    """The issue's targets against pytrec_eval: parse + six metrics + coverage at most 0.5x its
+    wall time and no more memory; with bounds as well at most 1x."""
+    rows = ["| data | coverage: time (target 0.5x) | coverage: memory (target 1x) | with bounds: time (target 1x) |",
+            "|---|---:|---:|---:|"]  # fmt: skip
+    for label, by_tool in results.items():
+        peer = by_tool.get("pytrec_eval")
+        if peer is None:
+            continue
+        cov, bounds = by_tool["qrelkit (coverage)"], by_tool["qrelkit (coverage + bounds)"]
+        t, m, b = cov["wall_s"] / peer["wall_s"], cov["peak_mib"] / peer["peak_mib"], bounds["wall_s"] / peer["wall_s"]
+        rows.append(f"| {label} | {_verdict(t, 0.5)} | {_verdict(m, 1.0)} | {_verdict(b, 1.0)} |")
+    return "\n".join(rows) + "\n"
+
+
+def _verdict(ratio: float, limit: float) -> str:
+    return f"met: {ratio:.2f}x" if ratio <= limit else f"**missed: {ratio:.2f}x**"
 
 
 if __name__ == "__main__":
