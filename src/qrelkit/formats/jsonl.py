@@ -115,8 +115,9 @@ def _pair(obj: dict[str, Any], hint: str, name: str, lineno: int) -> tuple[str, 
     return check_id(qid, "query", name, lineno), check_id(docid, "document", name, lineno)
 
 
-def read_run(path: PathLike) -> Iterator[RunRecord]:
-    """A run as JSONL with `query_id`, `doc_id`, `score`; duplicates are errors naming both lines."""
+def read_run(path: PathLike, *, check_repeats: bool = True) -> Iterator[RunRecord]:
+    """A run as JSONL with `query_id`, `doc_id`, `score`; duplicates are errors naming both lines
+    unless `check_repeats=False` (`formats.exact_columns` finds them from hashes)."""
     name = display(path)
     seen: dict[tuple[str, str], int] = {}
     for lineno, obj in read_objects(path):
@@ -124,9 +125,9 @@ def read_run(path: PathLike) -> Iterator[RunRecord]:
         score = obj.get("score")
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
             raise InputError(f"score {score!r:.40} is not a finite number", RUN_HINT, path=name, line=lineno)
-        refuse_repeat(
-            seen, (qid, docid), lineno, f"document {docid!r} appears twice for query {qid!r}", RUN_REPEAT_HINT, name
-        )
+        if check_repeats:
+            message = f"document {docid!r} appears twice for query {qid!r}"
+            refuse_repeat(seen, (qid, docid), lineno, message, RUN_REPEAT_HINT, name)
         yield RunRecord(qid, docid, float(score), lineno)
 
 

@@ -120,13 +120,17 @@ def run_name(path: Path) -> str:
     return name or path.name
 
 
-def read_run_records(path: PathLike, kind: FileKind | None = None) -> Iterator[RunRecord]:
+def read_run_records(
+    path: PathLike, kind: FileKind | None = None, *, check_repeats: bool = True
+) -> Iterator[RunRecord]:
     """A run's lines through the exact reader its format (`kind`, default `file_kind`) calls for,
-    streamed; a bad line or a repeated (query, doc) pair is an `InputError` naming the line."""
+    streamed; a bad line or a repeated (query, doc) pair is an `InputError` naming the line.
+    `check_repeats=False` leaves repeats to the caller (a JSON dict refuses a repeated key as
+    it parses, either way)."""
     kind = kind or file_kind(path)
     if kind == "jsonl":
-        return jsonl.read_run(path)
-    return jsondict.read_run(path) if kind == "json" else trec.read_run(path)
+        return jsonl.read_run(path, check_repeats=check_repeats)
+    return jsondict.read_run(path) if kind == "json" else trec.read_run(path, check_repeats=check_repeats)
 
 
 def read_qrels_records(
@@ -166,15 +170,17 @@ class QrelsFile:
     sha256: str
 
 
-Rows = Callable[[HashedPath, FileKind], Iterable[tuple[str, str, float]]]
+Rows = Callable[[HashedPath, FileKind], Iterable[tuple[str, str, float, int]]]
+"""The exact reader's (query, doc, value, line) records, without its repeat check (the fallback
+finds repeats from hashes: `exact_columns`)."""
 
 
-def _run_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float]]:
-    return ((r.query_id, r.doc_id, r.score) for r in read_run_records(source, kind))
+def _run_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float, int]]:
+    return read_run_records(source, kind, check_repeats=False)
 
 
-def _qrels_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float]]:
-    return ((r.query_id, r.doc_id, r.grade) for r in read_qrels_records(source, kind=kind))
+def _qrels_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float, int]]:
+    return read_qrels_records(source, kind=kind, check_repeats=False)
 
 
 def _json_rows(data: bytes, name: str, kind: Literal["run", "qrels"]) -> list[tuple[str, str, float]]:
@@ -201,6 +207,7 @@ def _read(
     the suffix did): TREC goes to the fast parser, a JSON dict is parsed from the blocks read; the
     exact reader reads again only when the fast parser gives up (or for JSON Lines)."""
     from .columns import Columns, trec_columns  # numpy loads here, when a file is scored
+    from .exact_columns import exact_columns
 
     source = source if source is not None else HashedPath(path)
     parsed, data = None, None
@@ -216,7 +223,7 @@ def _read(
     if data is not None:
         columns, doc_hash = Columns.from_rows(_json_rows(data, display(path), kind), integer=kind == "qrels"), None
     elif parsed is None:  # JSONL or irregular: the exact reader names any bad line; its read is hashed
-        columns, doc_hash = Columns.from_rows(list(rows(source, found)), integer=kind == "qrels"), None
+        columns, doc_hash = exact_columns(rows(source, found), kind, display(path)), None
     else:
         columns, doc_hash = parsed.columns, parsed.doc_hash
     if len(columns.query) == 0:

@@ -187,17 +187,21 @@ def parse_score(text: str, name: str, lineno: int, hint: str = RUN_HINT) -> floa
     return score
 
 
-def read_run(path: PathLike) -> Iterator[RunRecord]:
+def read_run(path: PathLike, *, check_repeats: bool = True) -> Iterator[RunRecord]:
     """Stream a TREC run file (6 or more fields, or the 3- and 4-field layouts); a duplicate
-    (query, doc) is an error naming both lines."""
+    (query, doc) is an error naming both lines.
+
+    Finding duplicates keeps every pair in memory; `check_repeats=False` leaves that to the
+    caller (`formats.exact_columns` finds them from hashes)."""
     name = display(path)
     seen: dict[tuple[str, str], int] = {}
     for lineno, qid, docid, score_text in _rows(path, "run"):
         check_id(qid, "query", name, lineno)
         check_id(docid, "document", name, lineno)
         score = parse_score(score_text, name, lineno)
-        message = f"document {docid!r} appears twice for query {qid!r}"
-        refuse_repeat(seen, (qid, docid), lineno, message, RUN_REPEAT_HINT, name)
+        if check_repeats:
+            message = f"document {docid!r} appears twice for query {qid!r}"
+            refuse_repeat(seen, (qid, docid), lineno, message, RUN_REPEAT_HINT, name)
         yield RunRecord(qid, docid, score, lineno)
 
 

@@ -243,6 +243,41 @@ def top_documents(run: Iterable[tuple[str, str, float]], depth: int) -> dict[str
     return {q: [r[2] for r in heapq.nlargest(depth, rows)] for q, rows in per_query.items()}
 
 
+def _descending_doc_keys(docs: npt.NDArray[np.bytes_]) -> tuple[npt.NDArray[np.generic], ...]:
+    """`np.lexsort` keys that order ids descending in byte order (least significant first)."""
+    keys = _byte_order_keys(docs)
+    if keys[0].dtype == np.uint64:  # the complement of a big-endian word reverses its order
+        return tuple(np.invert(np.asarray(k, dtype=np.uint64)) for k in keys)
+    _, rank_of = np.unique(docs, return_inverse=True)
+    return (-rank_of.ravel().astype(np.int64),)
+
+
+def top_columns(run: Columns, depth: int) -> dict[str, list[str]]:
+    """`top_documents` of a run's columns (the same dict, queries in the order they first
+    appear), with numpy: one sort by query, score descending, document id descending in byte
+    order; only the `depth` best documents of each query become Python strings."""
+    if len(run.query) == 0:
+        return {}
+    change = np.concatenate(([True], run.query[1:] != run.query[:-1]))
+    names, first, inverse = np.unique(run.query[change], return_index=True, return_inverse=True)
+    by_appearance = np.argsort(first)
+    code_of = np.empty(len(names), dtype=np.int64)
+    code_of[by_appearance] = np.arange(len(names))
+    code = code_of[inverse.ravel()][np.cumsum(change) - 1]
+    del change, inverse
+    order = np.lexsort((*_descending_doc_keys(run.doc), -np.asarray(run.value, dtype=np.float64), code))
+    counts = np.bincount(code, minlength=len(names))
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    kept = np.minimum(counts, max(depth, 0))
+    position = np.arange(len(order)) - np.repeat(starts, counts)
+    chosen = order[position < kept[code[order]]]
+    del order, position
+    docs = [d.decode("utf-8") for d in run.doc[chosen].tolist()]
+    bounds = np.concatenate(([0], np.cumsum(kept))).tolist()  # codes are in order of appearance
+    queries = [q.decode("utf-8") for q in names[by_appearance].tolist()]
+    return {q: docs[bounds[i] : bounds[i + 1]] for i, q in enumerate(queries)}
+
+
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _BITMAP = 1 << 23
 """Slots (booleans, 8 MiB) of the prefilter bitmap used by the qrels join."""

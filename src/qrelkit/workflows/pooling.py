@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, UsageError
+from ..errors import UsageError
 from ..models import PoolResult, RunCoverage
 from ..storage import Store
 from .queue import labels_by_query
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 def read_run_lists(paths: Sequence[Path], depth: int) -> list[RunLists]:
     """Each run's top `depth` documents per query (trec_eval order); run names must differ (they
     name the runs in the store)."""
-    from ..formats.runs import read_run_records, run_name
-    from ..scoring.arrays import RunLists, top_documents
+    from ..formats.runs import read_run_file, run_name
+    from ..scoring.arrays import RunLists, top_columns
 
     names = [run_name(p) for p in paths]
     for name in names:
@@ -27,10 +27,8 @@ def read_run_lists(paths: Sequence[Path], depth: int) -> list[RunLists]:
             raise UsageError(f"two runs are named {name!r}", "give every run file a distinct name")
     lists = []
     for path, name in zip(paths, names, strict=True):
-        ranked = top_documents(((r.query_id, r.doc_id, r.score) for r in read_run_records(path)), depth)
-        if not ranked:  # as `score` refuses it: usually the wrong file
-            raise InputError("no run lines in the file", "is this the right file?", path=str(path))
-        lists.append(RunLists(name, ranked))
+        # read as `score` reads it (an empty file is refused there); one sort picks each query's top
+        lists.append(RunLists(name, top_columns(read_run_file(path).columns, depth)))
     return lists
 
 

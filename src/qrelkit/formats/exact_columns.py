@@ -1,0 +1,169 @@
+"""Columns from the exact line readers, in memory close to the fast parser's.
+
+When the fast parser (`formats.columns.trec_columns`) gives up, or for JSON Lines, the exact
+readers (`trec.read_run`, `jsonl.read_run`, the qrels readers) read the file line by line and
+name any bad line. `exact_columns` turns their records into `Columns` a block of `CHUNK_ROWS`
+rows at a time (no Python object per row outlives its block) and finds repeated (query, doc)
+pairs afterwards without a dict of strings: the 64-bit hash of each pair (the fast parser's
+FNV-1a of the doc plus that of the query times a constant), sorted; only rows whose hashes are
+equal are compared as strings, so a hash collision is never taken for a repeat. The error is
+the one the reader's own check gives: the first line (in file order) that repeats a pair, named
+with the pair's first line; a bad line after it is not reached, a bad line before it wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import InputError
+from ._io import refuse_repeat
+from .columns import Columns, hash_docs
+from .trec import RUN_REPEAT_HINT
+
+CHUNK_ROWS = 100_000
+"""Records converted to arrays at a time (bounds the Python objects alive at once)."""
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+"""The fast parser's pair key: doc hash + query hash * _MIX."""
+
+Record = tuple[str, str, float, int]
+"""(query, doc, value, line): what the exact readers yield (`RunRecord`, `QrelRecord`)."""
+
+
+def repeat_message(kind: str, query: str, doc: str) -> tuple[str, str]:
+    """The message and hint of a repeated (query, doc) pair, as the exact readers word them."""
+    if kind == "run":
+        return f"document {doc!r} appears twice for query {query!r}", RUN_REPEAT_HINT
+    return f"duplicate judgment for query {query!r} doc {doc!r}", "keep one line per (query, doc) pair"
+
+
+@dataclass
+class _Parts:
+    """The blocks converted so far."""
+
+    integer: bool
+    query: list[npt.NDArray[np.bytes_]] = field(default_factory=list)
+    doc: list[npt.NDArray[np.bytes_]] = field(default_factory=list)
+    value: list[npt.NDArray[np.float64] | npt.NDArray[np.int64]] = field(default_factory=list)
+    line: list[npt.NDArray[np.int64]] = field(default_factory=list)
+    key: list[npt.NDArray[np.uint64]] = field(default_factory=list)
+
+    def add(self, rows: list[Record]) -> None:
+        if not rows:
+            return
+        queries, docs, values, lines = zip(*rows, strict=True)
+        query = _bytes_array([q.encode("utf-8") for q in queries])
+        doc = _bytes_array([d.encode("utf-8") for d in docs])
+        self.query.append(query)
+        self.doc.append(doc)
+        if self.integer:
+            self.value.append(np.array(values, dtype=np.int64))
+        else:
+            self.value.append(np.array(values, dtype=np.float64))
+        self.line.append(np.array(lines, dtype=np.int64))
+        self.key.append(hash_docs(doc) + hash_docs(query) * _MIX)
+
+
+def _bytes_array(values: list[bytes]) -> npt.NDArray[np.bytes_]:
+    return np.array(values or [b""], dtype=np.bytes_)[: len(values)]
+
+
+def _join_bytes(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
+    """One array at the widest part's width; each part is dropped once copied."""
+    width = max((p.dtype.itemsize for p in parts), default=1)
+    out = np.empty(sum(len(p) for p in parts), dtype=f"S{max(width, 1)}")
+    lo = 0
+    parts.reverse()
+    while parts:
+        part = parts.pop()
+        out[lo : lo + len(part)] = part
+        lo += len(part)
+    return out
+
+
+def _join(parts: list[npt.NDArray[np.generic]], dtype: type[np.generic]) -> npt.NDArray[np.generic]:
+    out = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    parts.clear()
+    return out
+
+
+def first_repeat(
+    key: npt.NDArray[np.uint64], query: npt.NDArray[np.bytes_], doc: npt.NDArray[np.bytes_]
+) -> tuple[int, int] | None:
+    """(row, earlier row) of the first row (in row order) whose (query, doc) an earlier row has,
+    the earlier one being the pair's first row; None when every pair is unique. `key` is any
+    hash of the pair: only rows with equal keys are compared exactly."""
+    if len(key) < 2:
+        return None
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    del ordered
+    if not same.any():
+        return None
+    cand = np.unique(np.concatenate((order[1:][same], order[:-1][same])))  # rows sharing a hash, in row order
+    del order, same
+    cand = cand[np.lexsort((doc[cand], query[cand], key[cand]))]  # stable: row order within a pair
+    later, earlier = cand[1:], cand[:-1]
+    equal = (key[later] == key[earlier]) & (query[later] == query[earlier]) & (doc[later] == doc[earlier])
+    if not equal.any():
+        return None  # hash collisions only
+    starts = np.maximum.accumulate(np.where(np.concatenate(([True], ~equal)), np.arange(len(cand)), 0))
+    repeats = np.flatnonzero(equal) + 1
+    at = repeats[np.argmin(cand[repeats])]
+    return int(cand[at]), int(cand[starts[at]])
+
+
+@dataclass(frozen=True)
+class _Joined:
+    columns: Columns
+    key: npt.NDArray[np.uint64]
+    line: npt.NDArray[np.int64]
+
+
+def _joined(parts: _Parts) -> _Joined:
+    query, doc = _join_bytes(parts.query), _join_bytes(parts.doc)
+    value = _join(parts.value, np.int64 if parts.integer else np.float64)  # type: ignore[arg-type]
+    columns = Columns(query=query, doc=doc, value=value)  # type: ignore[arg-type]
+    return _Joined(columns, _join(parts.key, np.uint64), _join(parts.line, np.int64))  # type: ignore[arg-type]
+
+
+def _refuse_repeats(joined: _Joined, kind: str, name: str) -> None:
+    """The reader's own error for the first repeated pair, if any."""
+    found = first_repeat(joined.key, joined.columns.query, joined.columns.doc)
+    if found is None:
+        return
+    row, earlier = found
+    query = joined.columns.query[row].decode("utf-8")
+    doc = joined.columns.doc[row].decode("utf-8")
+    message, hint = repeat_message(kind, query, doc)
+    refuse_repeat({(query, doc): int(joined.line[earlier])}, (query, doc), int(joined.line[row]), message, hint, name)
+
+
+def exact_columns(records: Iterable[Record], kind: Literal["run", "qrels"], name: str) -> Columns:
+    """Columns (grades as int64 for qrels) of the records an exact reader yields without its own
+    repeat check, the same as `Columns.from_rows` of them; a repeated (query, doc) pair is the
+    `InputError` that check would raise, and so it is when a bad line follows it."""
+    parts = _Parts(integer=kind == "qrels")
+    rows: list[Record] = []
+    try:
+        for record in records:
+            rows.append(record)
+            if len(rows) >= CHUNK_ROWS:
+                parts.add(rows)
+                rows = []
+    except InputError:
+        parts.add(rows)  # a pair repeated before the bad line is what the reader met first
+        del rows
+        _refuse_repeats(_joined(parts), kind, name)
+        raise
+    parts.add(rows)
+    del rows
+    joined = _joined(parts)
+    _refuse_repeats(joined, kind, name)
+    return joined.columns
