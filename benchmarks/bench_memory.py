@@ -49,13 +49,13 @@ def write_data(folder: Path, lines: int) -> tuple[Path, Path, Path, int]:
     return run, irregular, qrels, queries
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> str:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=5_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="write the data here (and keep it) instead of a temporary folder")
     ap.add_argument("--only", choices=("fast", "fallback", "pool"), action="append", help="run only these cases")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="qrelkit-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     run, irregular, qrels, queries = write_data(folder, args.lines)
@@ -67,6 +67,7 @@ def main() -> None:
         "fallback": lambda: [*qk, *score, str(irregular)],
         "pool": lambda: [*qk, "pool", str(run), "--depth", "100"],
     }
+    figures: dict[str, tuple[float, float]] = {}
     for name in args.only or list(jobs):
         walls, peaks = [], []
         for _ in range(args.repeat):
@@ -80,9 +81,32 @@ def main() -> None:
             f"{name:9s} {args.lines:>10,} lines  wall {statistics.median(walls):6.1f} s  "
             f"peak RSS {statistics.median(peaks) / 1024:7.0f} MiB  (runs: {', '.join(f'{p >> 10}' for p in peaks)})",
             flush=True,
+            file=sys.stderr,
         )
+        figures[name] = (statistics.median(walls), statistics.median(peaks) / 1024)
     if args.keep is None:
         shutil.rmtree(folder)
+    text = markdown(figures, args.lines, args.repeat)
+    print(text)
+    return text
+
+
+def markdown(figures: dict[str, tuple[float, float]], lines: int, repeat: int) -> str:
+    what = {
+        "fast": "`score` (fast path)",
+        "fallback": "`score`, one irregular line (exact reader)",
+        "pool": "`pool --depth 100`",
+    }
+    rows = [f"| command ({lines:,}-line run) | wall | peak RSS | target |", "|---|---:|---:|---|"]
+    for name, (wall, peak) in figures.items():
+        target = ""
+        if name == "fallback" and "fast" in figures:
+            ratio = peak / figures["fast"][1]
+            target = f"within 1.5x the fast path's memory: {'met' if ratio <= 1.5 else 'missed'} ({ratio:.2f}x)"
+        elif name == "pool":
+            target = f"under 800 MiB: {'met' if peak < 800 else 'missed'}"
+        rows.append(f"| {what[name]} | {wall:.1f} s | {peak:.0f} MiB | {target} |")
+    return "\n".join(rows) + f"\n\nMedians of {repeat} runs; whole processes.\n"
 
 
 if __name__ == "__main__":
