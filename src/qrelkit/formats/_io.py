@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import errno
 import gzip
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import zlib
 from collections.abc import Generator, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -224,6 +226,37 @@ def _open_plain(p: Path, plain: PlainFile) -> IO[bytes]:
     return fh
 
 
+class _Digest:
+    """A sha256 fed in order, the large pieces on a thread of its own (hashlib lets go of the GIL
+    for them), so hashing a large file overlaps with parsing it instead of adding to it. At most
+    `AHEAD` pieces wait; `hexdigest()` waits for every piece."""
+
+    LARGE = 1 << 20
+    AHEAD = 4
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self._pool: ThreadPoolExecutor | None = None
+        self._waiting: collections.deque[Future[None]] = collections.deque()
+
+    def update(self, data: bytes) -> None:
+        if self._pool is None and len(data) < self.LARGE:
+            self._hash.update(data)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
+        while len(self._waiting) >= self.AHEAD:
+            self._waiting.popleft().result()
+        self._waiting.append(self._pool.submit(self._hash.update, data))  # one thread: in order
+
+    def hexdigest(self) -> str:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+            self._waiting.clear()
+        return self._hash.hexdigest()
+
+
 class _HashingReader:
     """A binary file that feeds what is read from it to a sha256 and notes reaching the end
     (and, with `limit`, refuses to read past that many bytes)."""
@@ -232,7 +265,7 @@ class _HashingReader:
         self.fh = fh
         self.fileobj = getattr(fh, "fileobj", None) or fh
         """The file on disk (compressed for `.gz`): `_Meter` reports its position."""
-        self.digest = hashlib.sha256()
+        self.digest = _Digest()
         self.done = False
         self.limit, self.name, self.seen = limit, name, 0
 
@@ -400,7 +433,7 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
                 if cut < 0:
                     carry += chunk
                     continue
-                yield carry + chunk[: cut + 1]
+                yield b"".join((carry, memoryview(chunk)[: cut + 1])) if carry else chunk[: cut + 1]
                 carry = chunk[cut + 1 :]
         except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
             raise InputError(f"cannot read: {exc}", path=name) from None

@@ -283,7 +283,7 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         pending = []
         for block in blocks:
-            if block.strip():
+            if block and not block.isspace():  # (strip() would copy the block)
                 pending.append(pool.submit(_parse_block, block, kind, layout))
             if len(pending) > 2 * WORKERS:  # keep only a few blocks in flight (bounded memory)
                 part = pending.pop(0).result()

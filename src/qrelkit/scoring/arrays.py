@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import cast
 
@@ -353,13 +354,13 @@ def _ranked_grades(
     code: IntArray,
     score: npt.NDArray[np.float64],
     grade: npt.NDArray[np.int32],
-    change: npt.NDArray[np.bool_],
+    position: IntArray | None,
     docs: npt.NDArray[np.bytes_],
     n_q: int,
 ) -> tuple[npt.NDArray[np.int32], IntArray]:
     """The (query, rank) matrix of grades (ABSENT past a query's last document) and each query's
-    number of documents: rows ranked by score descending, ties by document id descending."""
-    position = _grouped_positions(code, score, change, docs, n_q)
+    number of documents: rows ranked by score descending, ties by document id descending.
+    `position` is each row's rank within its query (`_grouped_positions`), or None to sort."""
     if position is None:
         return _lexsorted_grades(code, score, grade, docs, n_q)
     n_ret = np.bincount(code, minlength=n_q + 1)[:n_q].astype(np.int64)
@@ -430,6 +431,48 @@ def _lexsorted_grades(
     return grades, n_ret
 
 
+@dataclass(frozen=True)
+class _Labels:
+    """The qrels of the evaluated queries, sorted by pair key (query code x doc hash)."""
+
+    key: npt.NDArray[np.uint64]
+    code: IntArray
+    doc: npt.NDArray[np.bytes_]
+    grade: IntArray
+
+
+def _join(
+    labels: _Labels, r_code: IntArray, run: Columns, run_hash: npt.NDArray[np.uint64], run_unique: bool
+) -> npt.NDArray[np.int32] | None:
+    """Each run row's label (UNLABELED when the qrels have none, _POOLED for a negative grade);
+    None when a duplicate run pair or a hash collision needs the exact path."""
+    r_key = r_code.astype(np.uint64)
+    r_key *= _MIX
+    r_key += run_hash
+    if not run_unique:  # every query counts here, run-only ones included (trec_eval refuses them too)
+        change = np.concatenate(([True], run.query[1:] != run.query[:-1])) if len(run.query) else np.zeros(0, bool)
+        _, head_codes = np.unique(run.query[change], return_inverse=True)
+        all_codes = head_codes.ravel()[np.cumsum(change) - 1].astype(np.uint64)
+        sorted_keys = np.sort(all_codes * _MIX + run_hash)
+        if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
+            return None
+        del sorted_keys, all_codes
+    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int32)
+    q_key = labels.key
+    if len(q_key):
+        # a bitmap of qrels keys rules out most run rows before the binary search
+        bits = np.zeros(_BITMAP, dtype=bool)
+        bits[q_key & np.uint64(_BITMAP - 1)] = True
+        cand = np.flatnonzero(bits[r_key & np.uint64(_BITMAP - 1)])
+        pos = np.minimum(np.searchsorted(q_key, r_key[cand]), len(q_key) - 1)
+        hit = q_key[pos] == r_key[cand]
+        rows, pos = cand[hit], pos[hit]
+        if not (labels.doc[pos] == run.doc[rows]).all() or not (labels.code[pos] == r_code[rows]).all():
+            return None
+        r_grade[rows] = np.where(labels.grade[pos] < 0, _POOLED, labels.grade[pos])
+    return r_grade
+
+
 def rank_columns(
     qrels: Columns,
     qrels_hash: npt.NDArray[np.uint64],
@@ -473,33 +516,17 @@ def rank_columns(
     n_q = len(qids)
     r_code, query_change, run_only = _run_query_codes(run.query, vocab_sorted, to_eval)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
-    r_key = r_code.astype(np.uint64)
-    r_key *= _MIX
-    r_key += run_hash
-    if not run_unique:  # every query counts here, run-only ones included (trec_eval refuses them too)
-        change = np.concatenate(([True], run.query[1:] != run.query[:-1])) if len(run.query) else np.zeros(0, bool)
-        _, head_codes = np.unique(run.query[change], return_inverse=True)
-        all_codes = head_codes.ravel()[np.cumsum(change) - 1].astype(np.uint64)
-        sorted_keys = np.sort(all_codes * _MIX + run_hash)
-        if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
-            return None
-        del sorted_keys, all_codes
-    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int32)
-    if len(q_key):
-        # a bitmap of qrels keys rules out most run rows before the binary search
-        bits = np.zeros(_BITMAP, dtype=bool)
-        bits[q_key & np.uint64(_BITMAP - 1)] = True
-        cand = np.flatnonzero(bits[r_key & np.uint64(_BITMAP - 1)])
-        pos = np.minimum(np.searchsorted(q_key, r_key[cand]), len(q_key) - 1)
-        hit = q_key[pos] == r_key[cand]
-        rows, pos = cand[hit], pos[hit]
-        if not (q_doc[pos] == run.doc[rows]).all() or not (q_code[pos] == r_code[rows]).all():
-            return None
-        r_grade[rows] = np.where(q_grade[pos] < 0, _POOLED, q_grade[pos])
-    del r_key
+    # the join (labels of the run's rows) on a thread of its own while the rows are ranked here:
+    # numpy lets go of the GIL in both, so the two cores share the work
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="join") as pool:
+        joined = pool.submit(_join, _Labels(q_key, q_code, q_doc, q_grade), r_code, run, run_hash, run_unique)
+        position = _grouped_positions(r_code, r_score, query_change, run.doc, n_q)
+        r_grade = joined.result()
+    if r_grade is None:
+        return None
 
     # rank: score descending, ties by doc id descending (bytes)
-    grades, n_ret = _ranked_grades(r_code, r_score, r_grade, query_change, run.doc, n_q)
+    grades, n_ret = _ranked_grades(r_code, r_score, r_grade, position, run.doc, n_q)
     pooled = grades == _POOLED
     grades[pooled] = UNLABELED
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -190,6 +192,22 @@ def _measures(metrics: MetricsLike) -> list[Measure]:
     return measures
 
 
+MEASURE_WORKERS = min(2, os.cpu_count() or 1)
+"""Measures computed at once (numpy lets go of the GIL in the kernels: two cores, two measures)."""
+
+
+def _compute_all(ranked: Ranked, measures: Sequence[Measure], threshold: int, bounds: bool) -> dict[str, Scores]:
+    """Every measure's per-query scores, `MEASURE_WORKERS` measures at a time."""
+    progress.report("computing measures", 0, len(measures))
+    with ThreadPoolExecutor(max_workers=MEASURE_WORKERS, thread_name_prefix="measure") as pool:
+        futures = [pool.submit(compute, ranked, m, threshold, bounds=bounds) for m in measures]
+        scores = {}
+        for i, (m, future) in enumerate(zip(measures, futures, strict=True)):
+            scores[m.name] = future.result()
+            progress.report("computing measures", i + 1, len(measures))
+    return scores
+
+
 def evaluate_columns(
     qrels: Columns,
     run: Columns,
@@ -228,11 +246,7 @@ def evaluate_columns(
             labels.setdefault(q.decode(), {})[d.decode()] = int(g)
         rows = ((q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True))
         ranked = rank(labels, rows, queries=query_list, max_grade=max_grade, score_precision=score_precision)
-    scores = {}
-    for i, m in enumerate(measures):
-        progress.report("computing measures", i, len(measures))
-        scores[m.name] = compute(ranked, m, relevance_threshold, bounds=bounds)
-    progress.report("computing measures", len(measures), len(measures))
+    scores = _compute_all(ranked, measures, relevance_threshold, bounds)
     strata = strata or {}
     return Evaluation(
         measures=measures,

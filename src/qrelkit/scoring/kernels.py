@@ -263,7 +263,7 @@ def judged(r: Ranked, k: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     return value, value, value
 
 
-BLOCK_CELLS = 1 << 20
+BLOCK_CELLS = 1 << 18
 """Ranked cells per block of queries: kernels make several float arrays of this size."""
 
 
