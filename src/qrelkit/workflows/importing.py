@@ -85,13 +85,18 @@ def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[
     reads it again and names the line."""
     from ..formats.runs import file_kind, read_qrels_records
 
-    counts = _import_trec_qrels(store, path, assessor) if file_kind(path) == "trec" else None
+    kind = file_kind(path)
+    counts = _import_trec_qrels(store, path, assessor) if kind == "trec" else None
     if counts is None:
-        records = read_qrels_records(path, check_repeats=False)
+        records = read_qrels_records(path, check_repeats=False, kind=kind)
         counts = store.import_qrels(records, source=display(path), assessor=assessor)
     labels, pooled = counts
     refuse_empty(labels + pooled, path, "qrels lines")
     return labels, pooled
+
+
+QRELS_BLOCK_BYTES = 1 << 20
+"""The columnar qrels import reads this much at a time (about 50,000 lines): small temporaries."""
 
 
 def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, int] | None:
@@ -100,7 +105,8 @@ def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, in
     from ..formats.columns import qrels_blocks
 
     try:
-        with contextlib.closing(read_blocks(path, 1 << 20)) as blocks, contextlib.closing(qrels_blocks(blocks)) as rows:
+        blocks = read_blocks(path, QRELS_BLOCK_BYTES)
+        with contextlib.closing(blocks), contextlib.closing(qrels_blocks(blocks)) as rows:
             return store.import_qrel_blocks(rows, source=display(path), assessor=assessor)
     except InputError:
         return None
