@@ -21,12 +21,6 @@ INSERT_GRADED = (
     "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) VALUES (?, ?, 'graded', ?, ?, ?, ?)"
 )
 INSERT_POOLED = "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)"
-# the bulk import binds ids as the bytes the parser cut out (ASCII: the same text, stored as TEXT)
-BULK_GRADED = (
-    "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) "
-    "VALUES (CAST(? AS TEXT), CAST(? AS TEXT), 'graded', ?, ?, ?, ?)"
-)
-BULK_POOLED = "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (CAST(? AS TEXT), CAST(? AS TEXT), ?)"
 REBUILD_FROM = 200_000
 """A bulk qrels import that has written this many events, and at least as many as the judgment log
 held before it, drops the log's full (not partial) indexes and builds them again at the end, in
@@ -233,12 +227,12 @@ class Imports(Connection):
         negative = grade < 0
         unjudged = int(negative.sum())
         if unjudged:
-            self.conn.executemany(BULK_POOLED, zip(query[negative].tolist(), doc[negative].tolist(), repeat(event[2])))
+            self.conn.executemany(INSERT_POOLED, zip(_texts(query[negative]), _texts(doc[negative]), repeat(event[2])))
             keep = ~negative
             query, doc, grade = query[keep], doc[keep], grade[keep]
         assessor, ts, source = event
-        rows = zip(query.tolist(), doc.tolist(), grade.tolist(), repeat(assessor), repeat(ts), repeat(source))
-        self.conn.executemany(BULK_GRADED, rows)
+        rows = zip(_texts(query), _texts(doc), grade.tolist(), repeat(assessor), repeat(ts), repeat(source))
+        self.conn.executemany(INSERT_GRADED, rows)
         return len(grade), unjudged
 
     def _drop_full_indexes(self) -> list[str]:
@@ -283,6 +277,12 @@ class Imports(Connection):
                 )
                 n += cur.rowcount
         return n
+
+
+def _texts(ids: Any) -> list[str]:
+    """A block's ids (ASCII bytes: the columnar parser reads nothing else) as text, which binds
+    faster than bytes cast to TEXT in SQL."""
+    return ids.astype("U").tolist()  # type: ignore[no-any-return]
 
 
 def _known(block: QrelsBlock, queries: set[str]) -> bool:
