@@ -166,6 +166,19 @@ def test_the_repeat_check_finds_equal_hashes_across_blocks(tmp_path: Path) -> No
         assert not hashes.repeated()
 
 
+def test_a_temporary_disk_too_full_for_the_hashes_only_costs_the_exact_reader(
+    tmp_path: Path, small_blocks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(columns.tempfile, "TemporaryFile", full)
+    path = _write(tmp_path, _lines())
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    assert importing.import_qrels(fast, path) == _exact(exact, path)
+    assert _contents(fast) == _contents(exact)
+
+
 def test_inside_another_transaction_the_exact_path_does_it(tmp_path: Path, small_blocks: list[int]) -> None:
     path = _write(tmp_path, _lines())
     store = _store(tmp_path, "s.db")
