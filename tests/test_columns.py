@@ -54,6 +54,7 @@ def test_fast_run_columns_equal_the_exact_reader(tmp_path: Path, seed: int) -> N
         "q1 Q0 d1 1 x r\n",
         "q1 Q0 d1 1 2.0 r\nq1 Q0 d1 2 1.0 r\n",
         "q1 Q0 dé 1 2.0 r\n",
+        "q1 Q0 d1 1 2.0 r\nq1 Q0 #d2 2 1.0 r\n",  # the exact reader refuses an id starting with `#`
     ],
 )
 def test_irregular_runs_go_to_the_exact_reader(text: str) -> None:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import tempfile
+from collections import deque
+from collections.abc import Generator, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import IO, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +39,7 @@ _WORD_MIX = tuple(
     np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
 )
 """Odd multipliers for the id hash's 8-byte words (cycled)."""
+_PAIR_MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass(frozen=True)
@@ -214,8 +217,8 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
     if tokens is None:
         return None
     (q_buf, *q_span), (d_buf, *d_span) = tokens[0], tokens[1]
-    if len(q_span[0]) and (q_buf[q_span[0]] == ord("#")).any():
-        return None
+    if any(len(starts) and (buf_[starts] == ord("#")).any() for buf_, starts, _ in (tokens[0], tokens[1])):
+        return None  # an id may not start with `#` (the exact reader says so)
     if any(int((ends - starts).max(initial=0)) > MAX_ID_LENGTH for starts, ends in (q_span, d_span)):
         return None  # the exact reader names the over-long id
     query, query_hash = _cut(q_buf, *q_span, hashed=True)
@@ -298,7 +301,7 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
     if not parsed:
         return None
     doc_hash = np.concatenate([p.doc_hash for p in parsed])
-    pair = np.sort(doc_hash + np.concatenate([p.query_hash for p in parsed]) * np.uint64(0x9E3779B97F4A7C15))
+    pair = np.sort(doc_hash + np.concatenate([p.query_hash for p in parsed]) * _PAIR_MIX)
     if len(pair) > 1 and (pair[1:] == pair[:-1]).any():
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
     del pair
@@ -308,6 +311,103 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
         value=np.concatenate([p.value for p in parsed]),
     )
     return Parsed(columns, doc_hash)
+
+
+@dataclass(frozen=True)
+class QrelsBlock:
+    """The rows of one block of a qrels file, in line order (negative grades: pooled, not judged)."""
+
+    query: npt.NDArray[np.bytes_]
+    doc: npt.NDArray[np.bytes_]
+    grade: npt.NDArray[np.int64]
+    pair_hash: npt.NDArray[np.uint64]
+    """A 64-bit hash of each (query, doc): equal pairs hash equal (a repeat is only suspected by it)."""
+
+
+def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, None]:
+    """The rows of a TREC qrels file (blocks of whole lines, `formats.read_blocks`) block by block,
+    parsed as `trec_columns` parses them, the next blocks in the background while the caller works
+    on this one. A None ends it: something is irregular (the caller falls back to the exact reader,
+    which names the line). Repeated pairs are not looked for here (see `QrelsBlock.pair_hash`)."""
+    source = iter(blocks)
+    head = next(source, b"").removeprefix(b"\xef\xbb\xbf")
+    first = _first_layout(head, "qrels")
+    if first is None:
+        yield None
+        return
+    layout, start = first
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        pending: deque[Future[_Block | None]] = deque()
+        for block in itertools.chain([head[start:]], source):
+            if block and not block.isspace():
+                pending.append(pool.submit(_parse_block, block, "qrels", layout))
+            while len(pending) > WORKERS or (pending and pending[0].done()):
+                part = _qrels_block(pending.popleft().result())
+                yield part
+                if part is None:
+                    return
+        while pending:
+            part = _qrels_block(pending.popleft().result())
+            yield part
+            if part is None:
+                return
+
+
+def _qrels_block(part: _Block | None) -> QrelsBlock | None:
+    """A parsed block as the import takes it."""
+    if part is None:
+        return None
+    pair_hash = part.doc_hash + part.query_hash * _PAIR_MIX
+    return QrelsBlock(part.query, part.doc, cast(npt.NDArray[np.int64], part.value), pair_hash)
+
+
+class PairHashes:
+    """The pair hashes (`QrelsBlock.pair_hash`) of a long file, waiting on disk (8 bytes a row) in
+    `BUCKETS` files by their top bits: `repeated` sorts one file at a time, so memory holds a
+    sixteenth of them (10 million rows: 5 MiB, not 80). A temporary disk too full to hold them
+    makes `repeated` answer True: the caller's exact check decides then."""
+
+    BUCKETS = 16
+
+    def __init__(self) -> None:
+        self.files: list[IO[bytes]] = []
+        self.failed = False
+
+    def __enter__(self) -> PairHashes:
+        try:
+            for _ in range(self.BUCKETS):
+                self.files.append(tempfile.TemporaryFile(prefix="qrelkit-pairs-"))
+        except OSError:
+            self.failed = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fh in self.files:
+            fh.close()
+
+    def add(self, hashes: npt.NDArray[np.uint64]) -> None:
+        if self.failed:
+            return
+        bucket = hashes >> np.uint64(60)
+        try:
+            for b, fh in enumerate(self.files):
+                hashes[bucket == b].tofile(fh)
+        except OSError:
+            self.failed = True
+
+    def repeated(self) -> bool:
+        """Whether two rows share a pair hash (a repeated pair, or very rarely a collision)."""
+        try:
+            for fh in [] if self.failed else self.files:
+                fh.flush()
+                fh.seek(0)
+                every = np.fromfile(fh, dtype=np.uint64)
+                every.sort()
+                if len(every) > 1 and (every[1:] == every[:-1]).any():
+                    return True
+        except OSError:
+            return True
+        return self.failed
 
 
 def hash_docs(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:

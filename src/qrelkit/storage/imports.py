@@ -6,12 +6,31 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import Any
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..formats.trec import QrelRecord
 from ..models import DEFAULT_STRATUM, Document, Judgment, PoolEntry, Query
 from .base import Connection, now
+
+if TYPE_CHECKING:
+    from ..formats.columns import QrelsBlock
+
+INSERT_GRADED = (
+    "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) VALUES (?, ?, 'graded', ?, ?, ?, ?)"
+)
+INSERT_POOLED = "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)"
+REBUILD_FROM = 200_000
+"""A bulk qrels import that has written this many events, and at least as many as the judgment log
+held before it, drops the log's full (not partial) indexes and builds them again at the end, in
+the same transaction: one sort is cheaper than that many inserts into each index."""
+BULK_CACHE_KIB = 32_768
+"""SQLite's page cache during a bulk qrels import (the default 2 MiB spills the WAL over and over)."""
+
+
+class _GaveUp(Exception):
+    """The bulk qrels import met something only the exact reader reports well: roll back."""
 
 
 class Imports(Connection):
@@ -135,14 +154,8 @@ class Imports(Connection):
                     self._refuse_repeats(batch, source)
                     unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
                     graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
-                    self.conn.executemany(
-                        "INSERT OR IGNORE INTO pool(query_id, doc_id, source) VALUES (?, ?, ?)", unjudged
-                    )
-                    self.conn.executemany(
-                        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) "
-                        "VALUES (?, ?, 'graded', ?, ?, ?, ?)",
-                        graded,
-                    )
+                    self.conn.executemany(INSERT_POOLED, unjudged)
+                    self.conn.executemany(INSERT_GRADED, graded)
                     pooled += len(unjudged)
                     labels += len(graded)
             finally:
@@ -162,6 +175,75 @@ class Imports(Connection):
                 path=source,
                 line=line,
             )
+
+    def import_qrel_blocks(
+        self, blocks: Iterable[QrelsBlock | None], *, source: str, assessor: str
+    ) -> tuple[int, int] | None:
+        """`import_qrels` for rows the columnar parser read (`formats.columns.qrels_blocks`): the
+        same rows, the same counts, checked a block at a time. None when it gave up (a block the
+        parser could not read, an unknown query, a grade above the scale, a repeated pair or a hash
+        collision): nothing was written, and the caller runs `import_qrels` on the exact reader,
+        which names the line. Never inside another transaction (it could not undo its own part)."""
+        if self._depth:
+            return None
+        try:
+            with self.transaction():
+                return self._insert_blocks(blocks, source, assessor)
+        except _GaveUp:
+            return None
+
+    def _insert_blocks(self, blocks: Iterable[QrelsBlock | None], source: str, assessor: str) -> tuple[int, int]:
+        top, ts = self.scale.max_grade, now()
+        queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
+        before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
+        cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        self.conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
+        labels = pooled = 0
+        rebuild: list[str] | None = None
+        from ..formats.columns import PairHashes  # numpy loads here, for a bulk import
+
+        with PairHashes() as hashes:
+            try:
+                for block in blocks:
+                    if block is None or not _known(block, queries) or int(block.grade.max(initial=-1)) > top:
+                        raise _GaveUp
+                    hashes.add(block.pair_hash)
+                    graded, unjudged = self._insert_block(block, (assessor, ts, source))
+                    labels, pooled = labels + graded, pooled + unjudged
+                    if rebuild is None and labels >= max(REBUILD_FROM, before):
+                        rebuild = self._drop_full_indexes()
+                if hashes.repeated():
+                    raise _GaveUp
+                for sql in rebuild or []:
+                    self.conn.execute(sql)
+            finally:
+                self.conn.execute(f"PRAGMA cache_size={int(cache)}")
+        return labels, pooled
+
+    def _insert_block(self, block: QrelsBlock, event: tuple[str, str, str]) -> tuple[int, int]:
+        """Write one block: graded rows as events (`event`: assessor, time, source), negative
+        grades to the pool. (graded, pooled)."""
+        query, doc, grade = block.query, block.doc, block.grade
+        negative = grade < 0
+        unjudged = int(negative.sum())
+        if unjudged:
+            self.conn.executemany(INSERT_POOLED, zip(_texts(query[negative]), _texts(doc[negative]), repeat(event[2])))
+            keep = ~negative
+            query, doc, grade = query[keep], doc[keep], grade[keep]
+        assessor, ts, source = event
+        rows = zip(_texts(query), _texts(doc), grade.tolist(), repeat(assessor), repeat(ts), repeat(source))
+        self.conn.executemany(INSERT_GRADED, rows)
+        return len(grade), unjudged
+
+    def _drop_full_indexes(self) -> list[str]:
+        """Drop the judgment log's full indexes (the partial ones cost little to keep); their SQL."""
+        names = [r[1] for r in self.conn.execute("PRAGMA index_list(judgments)") if r[3] == "c" and not r[4]]
+        found = []
+        for name in names:
+            row = self.conn.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [name])
+            found.append(str(row.fetchone()[0]))
+            self.conn.execute(f'DROP INDEX "{name}"')
+        return found
 
     def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
         """Append events from a judgments JSONL export, keeping their assessors and times."""
@@ -195,6 +277,22 @@ class Imports(Connection):
                 )
                 n += cur.rowcount
         return n
+
+
+def _texts(ids: Any) -> list[str]:
+    """A block's ids (ASCII bytes: the columnar parser reads nothing else) as text, which binds
+    faster than bytes cast to TEXT in SQL."""
+    return ids.astype("U").tolist()  # type: ignore[no-any-return]
+
+
+def _known(block: QrelsBlock, queries: set[str]) -> bool:
+    """Whether every query of a block is in `queries` (each run of equal ids is looked up once)."""
+    query = block.query
+    if not len(query):
+        return True
+    heads = query[1:] != query[:-1]
+    distinct = {query[0], *query[1:][heads].tolist()}
+    return all(q.decode("ascii") in queries for q in distinct)
 
 
 def _metadata_json(doc: Document) -> str | None:

@@ -3,6 +3,7 @@ judgment logs and BEIR folders. An input with nothing in it is an error (usually
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Literal
 
 from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, tsv
-from ..formats._io import display
+from ..formats._io import display, read_blocks
 from ..models import Judgment, Query
 from ..storage import Store
 
@@ -77,13 +78,38 @@ def import_documents(store: Store, path: Path) -> int:
 def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[int, int]:
     """Qrels (TREC; 3-field TSV after a header; JSONL as `export qrels` writes it; a JSON dict;
     `-` for standard input) as graded events by `assessor`; negative grades go to the pool as
-    unjudged. (labels, pooled). The store finds repeated pairs (streaming), so the reader does not."""
-    from ..formats.runs import read_qrels_records
+    unjudged. (labels, pooled). The store finds repeated pairs (streaming), so the reader does not.
 
-    records = read_qrels_records(path, check_repeats=False)
-    labels, pooled = store.import_qrels(records, source=display(path), assessor=assessor)
+    A TREC file goes first through the columnar parser, a block of rows at a time; on anything
+    that parser or the store's bulk import gives up on (nothing is written then), the exact reader
+    reads it again and names the line."""
+    from ..formats.runs import file_kind, read_qrels_records
+
+    kind = file_kind(path)
+    counts = _import_trec_qrels(store, path, assessor) if kind == "trec" else None
+    if counts is None:
+        records = read_qrels_records(path, check_repeats=False, kind=kind)
+        counts = store.import_qrels(records, source=display(path), assessor=assessor)
+    labels, pooled = counts
     refuse_empty(labels + pooled, path, "qrels lines")
     return labels, pooled
+
+
+QRELS_BLOCK_BYTES = 1 << 20
+"""The columnar qrels import reads this much at a time (about 50,000 lines): small temporaries."""
+
+
+def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, int] | None:
+    """The fast path of `import_qrels`: None when it gave up (an unreadable file too: the exact
+    reader says so, naming the line)."""
+    from ..formats.columns import qrels_blocks
+
+    try:
+        blocks = read_blocks(path, QRELS_BLOCK_BYTES)
+        with contextlib.closing(blocks), contextlib.closing(qrels_blocks(blocks)) as rows:
+            return store.import_qrel_blocks(rows, source=display(path), assessor=assessor)
+    except InputError:
+        return None
 
 
 JUDGMENT_HINT = 'lines are {"query_id": ..., "doc_id": ..., "state": "graded", "grade": 2, "assessor": ...}'

@@ -1,0 +1,188 @@
+"""`import qrels` of a TREC file: the columnar path (blocks of rows, a pair-hash repeat check, the
+log's indexes rebuilt after a large import) writes what the exact reader writes, and on any error
+gives way to it, so the message names the same line and nothing is written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qrelkit.errors import InputError
+from qrelkit.formats import columns
+from qrelkit.formats.trec import read_qrels
+from qrelkit.models import Query
+from qrelkit.storage import Store, imports
+from qrelkit.workflows import importing
+
+QUERIES = [f"q{i}" for i in range(12)]
+
+
+def _store(tmp_path: Path, name: str) -> Store:
+    store = Store.open(tmp_path / name)
+    store.import_queries(((i, Query(id=q, text=q)) for i, q in enumerate(QUERIES, 1)), source="t")
+    return store
+
+
+def _lines(n: int = 600) -> list[str]:
+    """`n` qrels lines over QUERIES, grouped by query, grades -1..3."""
+    return [f"q{i // 50} 0 d{(i * 7919) % 1000} {i % 5 - 1}\n" for i in range(n)]
+
+
+def _write(tmp_path: Path, lines: list[str], name: str = "f.qrels") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def _contents(store: Store) -> dict[str, list[Any]]:
+    conn = store.conn
+    return {
+        "judgments": conn.execute(
+            "SELECT seq, query_id, doc_id, state, grade, assessor, note, seconds, source, "
+            "typeof(query_id), typeof(doc_id) FROM judgments ORDER BY seq"
+        ).fetchall(),
+        "pool": conn.execute("SELECT * FROM pool ORDER BY query_id, doc_id").fetchall(),
+        "indexes": sorted(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index'").fetchall()),
+    }
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Blocks of about 200 bytes (10 lines), so that a file of hundreds of lines is many blocks;
+    records how many rows the columnar path wrote before it returned or gave up."""
+    monkeypatch.setattr(importing, "QRELS_BLOCK_BYTES", 200)
+    monkeypatch.setattr(imports, "REBUILD_FROM", 100)
+    seen: list[int] = []
+    real = imports.Imports._insert_block
+
+    def counting(self: imports.Imports, block: columns.QrelsBlock, event: tuple[str, str, str]) -> tuple[int, int]:
+        seen.append(len(block.grade))
+        return real(self, block, event)
+
+    monkeypatch.setattr(imports.Imports, "_insert_block", counting)
+    yield seen
+
+
+def _exact(store: Store, path: Path) -> tuple[int, int]:
+    return store.import_qrels(read_qrels(path, check_repeats=False), source=str(path), assessor="qrels")
+
+
+def test_the_columnar_path_writes_what_the_exact_reader_writes(tmp_path: Path, small_blocks: list[int]) -> None:
+    path = _write(tmp_path, _lines())
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    assert importing.import_qrels(fast, path) == _exact(exact, path) == (480, 120)
+    assert sum(small_blocks) == 600 and len(small_blocks) > 20  # the columnar path, block by block
+    assert _contents(fast) == _contents(exact)  # the indexes too: dropped and built again, the same
+    assert fast.conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    # a second import appends (the log is append-only): below the rebuild size now, indexes kept
+    assert importing.import_qrels(fast, path) == _exact(exact, path)
+    assert _contents(fast) == _contents(exact)
+
+
+def test_a_header_row_crlf_and_blank_lines_take_the_columnar_path(tmp_path: Path, small_blocks: list[int]) -> None:
+    lines = ["query-id corpus-id score\r\n", *(f"{q}\td{i}\t{i % 3}\r\n" for i, q in enumerate(QUERIES)), "\r\n"]
+    path = _write(tmp_path, lines)
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    assert importing.import_qrels(fast, path) == _exact(exact, path) == (12, 0)
+    assert sum(small_blocks) == 12
+    assert _contents(fast) == _contents(exact)
+
+
+def _refused(tmp_path: Path, lines: list[str], seen: list[int]) -> InputError:
+    """The error `import_qrels` raises for `lines`, after checking the store was left unchanged
+    and that the columnar path had written rows before it gave way."""
+    path = _write(tmp_path, lines)
+    store = _store(tmp_path, "s.db")
+    before = _contents(store)
+    with pytest.raises(InputError) as caught:
+        importing.import_qrels(store, path)
+    assert _contents(store) == before
+    assert sum(seen) >= 100  # the rows of the blocks before the bad one, rolled back
+    exact = _store(tmp_path, "exact.db")
+    with pytest.raises(InputError) as expected:
+        _exact(exact, path)
+    assert str(caught.value) == str(expected.value) and caught.value.hint == expected.value.hint
+    return caught.value
+
+
+def test_an_unknown_query_in_a_later_block_names_its_line(tmp_path: Path, small_blocks: list[int]) -> None:
+    lines = _lines()
+    lines[456] = "q99 0 dx 1\n"
+    error = _refused(tmp_path, lines, small_blocks)
+    assert error.line == 457 and "query 'q99' is not in the golden set" in str(error)
+
+
+def test_a_grade_above_the_scale_in_a_later_block_names_its_line_and_the_fix(
+    tmp_path: Path, small_blocks: list[int]
+) -> None:
+    lines = _lines()
+    lines[333] = "q6 0 dx 7\n"
+    error = _refused(tmp_path, lines, small_blocks)
+    assert error.line == 334 and "grade 7 is above the scale's highest grade 3" in str(error)
+    assert error.hint is not None and "--max-grade 7" in error.hint
+
+
+@pytest.mark.parametrize("grade", ["2", "-1"])
+def test_a_repeated_pair_far_apart_names_both_lines(tmp_path: Path, small_blocks: list[int], grade: str) -> None:
+    lines = _lines()
+    lines[590] = f"q0 0 d0 {grade}\n"  # line 1 is `q0 0 d0 -1`
+    error = _refused(tmp_path, lines, small_blocks)
+    assert error.line == 591 and "duplicate judgment for query 'q0' doc 'd0' (first on line 1)" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("bad", "says"),
+    [("q3 0 #d 1\n", "starts with '#'"), ("q3 0 d 1.5\n", "not an integer"), ("q3 0 d\n", "expected 4 fields")],
+)
+def test_a_line_the_parser_cannot_read_is_named_by_the_exact_reader(
+    tmp_path: Path, small_blocks: list[int], bad: str, says: str
+) -> None:
+    lines = _lines()
+    lines[400] = bad
+    error = _refused(tmp_path, lines, small_blocks)
+    assert error.line == 401 and says in str(error)
+
+
+def test_a_hash_collision_only_costs_the_exact_reader(
+    tmp_path: Path, small_blocks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(columns.PairHashes, "repeated", lambda self: True)
+    path = _write(tmp_path, _lines())
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    assert importing.import_qrels(fast, path) == _exact(exact, path)
+    assert _contents(fast) == _contents(exact)
+
+
+def test_the_repeat_check_finds_equal_hashes_across_blocks(tmp_path: Path) -> None:
+    with columns.PairHashes() as hashes:
+        for part in ([5, 2**63 + 1, 9], [2**62, 7], [2**63 + 1]):
+            hashes.add(columns.np.array(part, dtype=columns.np.uint64))
+        assert hashes.repeated()
+    with columns.PairHashes() as hashes:
+        hashes.add(columns.np.arange(1000, dtype=columns.np.uint64) * columns.np.uint64(2**54 + 3))
+        assert not hashes.repeated()
+
+
+def test_a_temporary_disk_too_full_for_the_hashes_only_costs_the_exact_reader(
+    tmp_path: Path, small_blocks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(columns.tempfile, "TemporaryFile", full)
+    path = _write(tmp_path, _lines())
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    assert importing.import_qrels(fast, path) == _exact(exact, path)
+    assert _contents(fast) == _contents(exact)
+
+
+def test_inside_another_transaction_the_exact_path_does_it(tmp_path: Path, small_blocks: list[int]) -> None:
+    path = _write(tmp_path, _lines())
+    store = _store(tmp_path, "s.db")
+    with store.transaction():
+        assert importing.import_qrels(store, path) == (480, 120)
+    assert small_blocks == []
+    assert store.counts()["queries"] == len(QUERIES)
