@@ -32,7 +32,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str] | None]] = {
     "sources": ("bench_sources", [], ["--size", "small", "--repeat", "1"]),
     "streaming": ("bench_streaming", [], ["--queries", "500", "--repeat", "1"]),
     "memory": ("bench_memory", [], ["--lines", "200000", "--repeat", "1"]),
-    "import": ("bench_large", [], ["--lines", "300000"]),
+    "import": ("bench_import", [], ["--lines", "300000", "--repeat", "1"]),
     "counts": ("bench_counts", [], ["--queries", "1000", "--repeat", "2"]),
     "tui": ("bench_tui", [], None),  # builds a 1,000,000-event store: reference size only
 }

@@ -29,7 +29,7 @@ def generate(lines: int) -> tuple[Path, Path]:
     DATA.mkdir(parents=True, exist_ok=True)
     per_query = 100
     n_queries = lines // per_query
-    queries, qrels = DATA / "queries.tsv", DATA / f"qrels-{lines}.trec"
+    queries, qrels = DATA / f"queries-{lines}.tsv", DATA / f"qrels-{lines}.trec"
     if not queries.exists() or not qrels.exists():
         rng = np.random.default_rng(20261130)
         with open(queries, "w") as fh:
