@@ -189,6 +189,12 @@ def _json_rows(data: bytes, name: str, kind: Literal["run", "qrels"]) -> list[tu
     return [(r.query_id, r.doc_id, r.grade) for r in jsondict.qrels_from_bytes(data, name)]
 
 
+BLOCK = 1 << 21
+"""Bytes per block of a TREC file handed to the parser's threads (2 MiB: small files still make
+several blocks for the two threads; 10-15% faster than 4 MiB on the 5 MB qrels and 250 MB run of
+the acceptance data)."""
+
+
 def _large(path: Path) -> bool:
     """At least `columns.COMPILED_FROM` bytes, or of a size not known before reading."""
     from .columns import COMPILED_FROM
@@ -213,7 +219,7 @@ def _read(
     parsed, data = None, None
     found: FileKind = "jsonl"
     if not is_jsonl(path):
-        with contextlib.closing(read_blocks(source)) as blocks:
+        with contextlib.closing(read_blocks(source, BLOCK)) as blocks:
             head = next(blocks, b"")
             found = kind_of(head)
             if found == "trec":
