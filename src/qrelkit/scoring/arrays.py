@@ -108,8 +108,8 @@ def _doc_key(doc_id: str) -> bytes:
 
 
 def grade_levels(grades: npt.NDArray[np.int64], max_grade: int | None) -> IntArray | None:
-    """The grade of each code for these (non-negative) grades and the scale's top; None when every
-    grade is its own code (all of them within 0..DENSE_GRADES)."""
+    """The grade of each code for these (non-negative, possibly repeated) grades and the scale's
+    top; None when every grade is its own code (all of them within 0..DENSE_GRADES)."""
     top = max(max_grade if max_grade is not None else 1, int(grades.max(initial=1)), 1)
     if top <= DENSE_GRADES:
         return None
@@ -498,17 +498,17 @@ def rank_columns(
     to_eval = order  # sorted position -> evaluated index
 
     # qrels: codes, keys, duplicates
-    qq = _codes(qrels.query, vocab_sorted)
-    keep = qq >= 0
-    q_code = to_eval[qq[keep]] if keep.any() else np.zeros(0, np.int64)
+    all_codes, _, _ = _run_query_codes(qrels.query, vocab_sorted, to_eval)  # qrels come grouped too
+    keep = all_codes < len(to_eval)
+    q_code = all_codes[keep]
     q_doc = qrels.doc[keep]
     q_grade = np.asarray(qrels.value[keep], dtype=np.int64)
     q_key = qrels_hash[keep] + q_code.astype(np.uint64) * _MIX
-    key_order = np.argsort(q_key, kind="stable")
+    key_order = np.argsort(q_key)  # equal keys make it give up below: no stability needed
     q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
     if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
         return None
-    levels = grade_levels(np.unique(q_grade[q_grade >= 0]), max_grade)
+    levels = grade_levels(q_grade[q_grade >= 0], max_grade)
     q_grade = _encode(q_grade, levels)
     top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
 
