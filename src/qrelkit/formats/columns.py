@@ -256,8 +256,13 @@ def _ascii_integers(raw: npt.NDArray[np.bytes_]) -> bool:
 
 
 def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
-    width = max(p.dtype.itemsize for p in parts)
-    return np.concatenate([p.astype(f"S{width}") for p in parts])
+    """The parts end to end, as wide as the widest (filled in place: no widened copy of each)."""
+    out = np.empty(sum(len(p) for p in parts), dtype=f"S{max(p.dtype.itemsize for p in parts)}")
+    at = 0
+    for part in parts:
+        out[at : at + len(part)] = part
+        at += len(part)
+    return out
 
 
 def trec_columns(data: bytes | Iterable[bytes], kind: str, *, large: bool = False) -> Parsed | None:
@@ -301,7 +306,10 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
     if not parsed:
         return None
     doc_hash = np.concatenate([p.doc_hash for p in parsed])
-    pair = np.sort(doc_hash + np.concatenate([p.query_hash for p in parsed]) * _PAIR_MIX)
+    pair = np.concatenate([p.query_hash for p in parsed])
+    pair *= _PAIR_MIX
+    pair += doc_hash
+    pair.sort()
     if len(pair) > 1 and (pair[1:] == pair[:-1]).any():
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
     del pair

@@ -395,7 +395,8 @@ def _grouped_positions(
     if len(np.unique(evaluated)) != len(evaluated):
         return None
     sizes = np.diff(np.append(starts, n))
-    position = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)
+    position = np.arange(n, dtype=np.int64)
+    position -= np.repeat(starts, sizes)
     same = ~change[1:] & (score[1:] == score[:-1])  # row i+1 ties row i
     tied = np.flatnonzero(np.concatenate(([False], same)) | np.concatenate((same, [False])))
     if len(tied):
