@@ -186,3 +186,21 @@ def test_inside_another_transaction_the_exact_path_does_it(tmp_path: Path, small
         assert importing.import_qrels(store, path) == (480, 120)
     assert small_blocks == []
     assert store.counts()["queries"] == len(QUERIES)
+
+
+def test_many_rows_a_statement_write_the_same_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of more rows than one multi-row INSERT takes (full statements and a remainder) write
+    the exact reader's rows, in line order."""
+    monkeypatch.setattr(imports, "ROWS_PER_INSERT", 7)
+    monkeypatch.setattr(
+        imports,
+        "INSERT_GRADED_MANY",
+        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) VALUES "
+        + ",".join(f"(?{4 + 3 * k}, ?{5 + 3 * k}, 'graded', ?{6 + 3 * k}, ?1, ?2, ?3)" for k in range(7)),
+    )
+    path = _write(tmp_path, _lines(599))
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    assert importing.import_qrels(fast, path) == _exact(exact, path)
+    assert _contents(fast) == _contents(exact)
+    graded = sum(1 for line in _lines(599) if not line.endswith("-1\n"))
+    assert graded % 7 and graded > 7  # full statements and a remainder

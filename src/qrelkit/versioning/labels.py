@@ -8,8 +8,11 @@ also check the counts and that the label policy resolves the log to qrels.txt (`
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import VersionError
 from ..formats import jsonl
@@ -25,7 +28,13 @@ from .folders import (
     read,
     read_manifest,
 )
-from .snapshot import content_hash
+from .snapshot import content_hash_of, labels_json
+
+if TYPE_CHECKING:  # numpy loads only when a version is scored
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..formats.columns import Columns
 
 HINT = "restore the files, or pass --no-verify to use them anyway"
 
@@ -34,8 +43,10 @@ HINT = "restore the files, or pass --no-verify to use them anyway"
 class VersionLabels:
     info: GoldenSetInfo
     queries: list[Query]
-    labels: list[tuple[str, str, int]]
-    """(query, doc, grade), sorted by query and doc."""
+    labels: Columns
+    """(query, doc, grade) columns, sorted by query and doc."""
+    labels_hash: npt.NDArray[np.uint64] | None
+    """The fast parser's document hashes of `labels`, when it read them."""
     content_hash: str
     manifest: Manifest
 
@@ -43,15 +54,18 @@ class VersionLabels:
 def read_labels(folder: Path, *, check: bool = True) -> VersionLabels:
     """A version's labels for scoring. With `check`, an altered file or a content hash that does
     not match the manifest is a `VersionError`; without it, the files are read as they are."""
+    from ..formats.columns import Columns
+
     manifest = read_manifest(folder)
     if not check:
         snap = read(folder, check=False)
         as_read = sorted((x.query_id, x.doc_id, x.grade) for x in snap.labels)
-        return VersionLabels(snap.info, snap.queries, as_read, snap.content_hash(), manifest)
+        columns = Columns.from_rows(as_read, integer=True)
+        return VersionLabels(snap.info, snap.queries, columns, None, snap.content_hash(), manifest)
     problems: list[str] = []
     queries_file = PlainFile(folder / "queries.jsonl", MAX_FILE_BYTES)
     queries: list[Query] = []
-    rows: list[tuple[str, str, int]] = []
+    qrels = None
     for name in FILES:
         if _plain_file(folder, name) is None:
             problems.append(f"{name}: missing")
@@ -62,8 +76,6 @@ def read_labels(folder: Path, *, check: bool = True) -> VersionLabels:
             from ..formats.runs import read_qrels_file
 
             qrels = read_qrels_file(folder / name, plain_limit=MAX_FILE_BYTES)
-            c = qrels.columns
-            rows = [(q.decode(), d.decode(), int(g)) for q, d, g in zip(c.query, c.doc, c.value, strict=True)]
             problems += [] if qrels.sha256 == manifest.files[name] else [f"{name}: changed"]
         elif _file_digest(folder / name) != manifest.files[name]:
             problems.append(f"{name}: changed (sha256 differs from the manifest)")
@@ -72,11 +84,38 @@ def read_labels(folder: Path, *, check: bool = True) -> VersionLabels:
         name=manifest.name, scale=manifest.scale, strata=manifest.strata, profiles=manifest.profiles,
         label_policy=manifest.label_policy,
     )  # fmt: skip
-    if not problems:
-        if any(a > b for a, b in zip(rows, rows[1:], strict=False)):  # freeze writes them sorted
-            rows.sort()
-        if content_hash(info, queries, rows, manifest.documents_sha256, presorted=True) != manifest.content_hash:
-            problems.append(CONTENT_MISMATCH)
-    if problems:
+    if qrels is None or problems:
         raise VersionError(f"{folder} was altered: {'; '.join(problems)}", HINT)
-    return VersionLabels(info, queries, rows, manifest.content_hash, manifest)
+    columns, doc_hash = _sorted(qrels.columns, qrels.doc_hash)
+    if content_hash_of(info, queries, _label_pieces(columns), manifest.documents_sha256) != manifest.content_hash:
+        raise VersionError(f"{folder} was altered: {CONTENT_MISMATCH}", HINT)
+    return VersionLabels(info, queries, columns, doc_hash, manifest.content_hash, manifest)
+
+
+def _sorted(c: Columns, doc_hash: npt.NDArray[np.uint64] | None) -> tuple[Columns, npt.NDArray[np.uint64] | None]:
+    """The columns sorted by (query, doc) in byte order (UTF-8's byte order is code-point order,
+    Python's str order); freeze writes them so, and then nothing moves."""
+    import numpy as np
+
+    q, d = c.query, c.doc
+    ordered = (q[1:] > q[:-1]) | ((q[1:] == q[:-1]) & (d[1:] >= d[:-1]))
+    if ordered.all():
+        return c, doc_hash
+    order = np.lexsort((d, q))
+    columns = type(c)(query=q[order], doc=d[order], value=c.value[order])
+    return columns, None if doc_hash is None else doc_hash[order]
+
+
+def _label_pieces(c: Columns, size: int = 10_000) -> Iterator[bytes]:
+    """The labels as `snapshot.labels_json` writes them, straight from the columns' bytes when no
+    id needs escaping (nearly always), else through `labels_json`."""
+    for lo in range(0, len(c.query), size):
+        qs, ds, gs = c.query[lo : lo + size].tolist(), c.doc[lo : lo + size].tolist(), c.value[lo : lo + size].tolist()
+        if _NEEDS_ESCAPE.search(b"".join(qs) + b"".join(ds)):
+            yield labels_json([(q.decode(), d.decode(), int(g)) for q, d, g in zip(qs, ds, gs, strict=True)])
+        else:
+            yield b",".join([b'["%s","%s",%d]' % row for row in zip(qs, ds, gs, strict=True)])
+
+
+_NEEDS_ESCAPE = re.compile(rb'["\\\x00-\x1f]')
+"""The bytes JSON escapes in a string: quotes, backslashes, C0 controls (as `snapshot._ESCAPED`)."""

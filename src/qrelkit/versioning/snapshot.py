@@ -80,12 +80,25 @@ def content_hash(
     labels arrive sorted by (query, doc) and stream into the hash (the same bytes as sorting
     them first; a store's million labels never sit in memory together)."""
     rows = labels if presorted else sorted((q, d, g) for q, d, g in labels)
+    return content_hash_of(info, queries, (labels_json(batch) for batch in _batches(rows, 10_000)), docs_hash)
+
+
+def labels_json(batch: list[tuple[str, str, int]]) -> bytes:
+    """Labels (sorted) as the comma-separated canonical JSON arrays the content hash takes."""
+    if _ESCAPED.search("".join(itertools.chain.from_iterable((q, d) for q, d, _ in batch))):
+        return ",".join(_label_json(q, d, g) for q, d, g in batch).encode("utf-8")
+    return ",".join([f'["{q}","{d}",{g:d}]' for q, d, g in batch]).encode("utf-8")  # nothing to escape
+
+
+def content_hash_of(info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[bytes], docs_hash: str) -> str:
+    """`content_hash` with the labels given as `labels_json` pieces, in (query, doc) order."""
     h = hashlib.sha256()
     h.update(b'{"documents":' + _canonical(docs_hash) + b',"labels":[')
     first = True
-    for batch in _batches(rows, 10_000):
-        h.update((b"" if first else b",") + ",".join(_label_json(q, d, g) for q, d, g in batch).encode("utf-8"))
-        first = False
+    for piece in labels:
+        if piece:
+            h.update(piece if first else b"," + piece)
+            first = False
     h.update(b'],"profiles":')
     h.update(_canonical(sorted((p.model_dump(mode="json") for p in info.profiles), key=lambda p: p["name"])))
     h.update(b',"queries":' + _canonical(sorted([q.id, q.text, q.stratum, q.description] for q in queries)))

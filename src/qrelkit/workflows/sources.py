@@ -65,13 +65,11 @@ class ScoringSource:
     @classmethod
     def from_version(cls, folder: Path, *, check: bool = True) -> ScoringSource:
         """A frozen version's labels; with `check`, an altered version is refused."""
-        from ..formats.columns import Columns
-
         version = versioning.read_labels(folder, check=check)
         manifest = version.manifest
         return cls(
-            labels=Columns.from_rows(version.labels, integer=True),
-            labels_hash=None,
+            labels=version.labels,
+            labels_hash=version.labels_hash,
             queries=[q.id for q in version.queries],
             strata={q.id: q.stratum for q in version.queries},
             info=version.info,
