@@ -1,7 +1,7 @@
 """Whole-process memory and time of walking a large judgment log: `freeze` and `export judgments`
 of a store with 2,000,000 events (10,000 queries x 100 documents x 2 assessors; 1,000,000 labels).
 
-    python benchmarks/bench_streaming.py [--repeat 3] [--keep DIR]
+    python benchmarks/bench_streaming.py [--repeat 5] [--keep DIR]
 
 The store is built by direct inserts into a fresh qrelkit store (the log's schema), then each
 command runs as its own process; wall time and peak RSS (the child's ru_maxrss from os.wait4)
@@ -25,7 +25,7 @@ QUERIES, DOCS, ASSESSORS = 10_000, 100, ("ann", "bob")
 
 def main(argv: list[str] | None = None) -> str:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--queries", type=int, default=QUERIES, help="queries in the store (x 100 docs x 2 assessors)")
     ap.add_argument("--keep", type=Path, help="build the store here (and keep it) instead of a temporary folder")
     args = ap.parse_args(argv)

@@ -16,11 +16,18 @@ unlabeled documents to judge), then measures:
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import random
+import re
+import select
+import signal
 import sqlite3
 import statistics
+import struct
+import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -50,7 +57,8 @@ def build(path: Path) -> None:
         )
         text = " ".join(f"word{j}" for j in range(80))
         c.executemany(
-            "INSERT INTO documents VALUES (?, ?, ?)", [(f"d{i:06d}", f"document {i}", text) for i in range(N_DOCS)]
+            "INSERT INTO documents(id, title, text) VALUES (?, ?, ?)",
+            [(f"d{i:06d}", f"document {i}", text) for i in range(N_DOCS)],
         )
         c.executemany(
             "INSERT INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, 'bench', ?)",
@@ -76,13 +84,49 @@ def build(path: Path) -> None:
     store.close()
 
 
+class Pty:
+    """`qrelkit judge` on an 80x24 pseudo-terminal; `read_until` matches a regular expression on
+    the raw bytes it drew (escape sequences included)."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+        os.close(slave)
+        self.output = b""
+
+    def read_until(self, pattern: bytes, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.output):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:
+                    return False
+                if not chunk:
+                    return False
+                self.output += chunk
+        return True
+
+    def send(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        os.close(self.master)
+
+
 def keystrokes(path: Path, n: int) -> list[float]:
     """In a real pseudo-terminal: from writing a grade key to the frame that shows it counted
     (the header's `judged N` is drawn only after the event is committed)."""
-    from tests.tui.test_judge_process import Terminal
-
     env = {**os.environ, "TERM": "xterm-256color", "QRELKIT_ASSESSOR": "bench"}
-    term = Terminal([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", "--query", BIG_QUERY], env)
+    term = Pty([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", "--query", BIG_QUERY], env)
     times = []
     try:
         if not term.read_until(rb"judged 0", timeout=60):
@@ -107,11 +151,9 @@ def keystrokes(path: Path, n: int) -> list[float]:
 
 
 def startup(path: Path, args: list[str], pattern: bytes) -> float:
-    from tests.tui.test_judge_process import Terminal
-
     env = {**os.environ, "TERM": "xterm-256color", "QRELKIT_ASSESSOR": "bench"}
     start = time.perf_counter()
-    term = Terminal([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", *args], env)
+    term = Pty([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", *args], env)
     found = term.read_until(pattern, timeout=60)
     elapsed = time.perf_counter() - start
     term.kill()
