@@ -6,19 +6,33 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+GNU_TIME = "/usr/bin/time"
+
 
 def run_once(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB, the child's own ru_maxrss from os.wait4) of one child
-    process; its output is discarded, a failure raises with its stderr."""
+    """Wall seconds and peak RSS (KiB) of one child process; its output is discarded, a failure
+    raises with its stderr. The peak comes from GNU time (`/usr/bin/time -f %M`) when it is there:
+    Linux carries a process's peak RSS across exec, so a child forked straight from this (possibly
+    large) Python process would report at least this process's own peak; time is small. Without
+    it, the child's ru_maxrss from os.wait4."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    if os.path.exists(GNU_TIME):
+        with tempfile.NamedTemporaryFile("r", suffix=".rss") as out:
+            proc = subprocess.run([GNU_TIME, "-q", "-f", "%M", "-o", out.name, *cmd],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)  # fmt: skip
+            wall = time.perf_counter() - start
+            if proc.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.decode()}")
+            return wall, int(out.read().split()[-1])
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
+        raise RuntimeError(f"{' '.join(cmd)} failed: {child.stderr.read().decode() if child.stderr else ''}")
     return wall, int(usage.ru_maxrss)
 
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -58,6 +58,20 @@ def replace_section(readme: str, name: str, table: str, stamp: str) -> str:
     return pattern.sub(lambda _: f"{start}\n{stamp}\n\n{table.strip()}\n{end}", readme)
 
 
+def run_script(module: str, argv: list[str]) -> str:
+    """Run one benchmark script in a process of its own (so no benchmark measures in a process that
+    an earlier one made large) and return the table it printed last."""
+    code = f"import sys; sys.path.insert(0, {str(HERE)!r}); import {module}; print(BEGIN); {module}.main({argv!r})"
+    out = subprocess.run([sys.executable, "-c", code.replace("BEGIN", repr(MARK))], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout  # fmt: skip
+    table = out.split(MARK, 1)[-1].strip()
+    print(table, flush=True)
+    return table
+
+
+MARK = "<<bench output>>"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes; print the tables, leave the README alone")
@@ -73,7 +87,7 @@ def main() -> None:
             continue
         print(f"## {name}: python benchmarks/{module}.py {' '.join(argv)}", flush=True)
         t = time.perf_counter()
-        table = importlib.import_module(module).main(argv)
+        table = run_script(module, argv)
         print(f"({time.perf_counter() - t:.0f} s)\n", flush=True)
         if not args.quick:
             stamp = f"_`make bench`, {datetime.date.today().isoformat()}; {machine()}._"

@@ -20,6 +20,7 @@ import json
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +58,13 @@ def tools(qrels: Path, run: Path) -> dict[str, list[str]]:
 
 SHARED_GEN = HERE.parent.parent / "shared" / "bench" / "gen.py"
 """The acceptance data's generator, beside the project's folder when it is there (optional)."""
+
+
+SETTLE = 1.5
+"""Seconds between two timed runs: the kernel is still freeing the previous process's memory for
+a moment after it exits (ranx peaks at 2.4 GiB), and the process started then pays for it in
+system time (0.7-1.9 s for the same qrelkit command right after pytrec_eval, 0.7-0.8 s after a
+pause of 2 s: 2.64-2.96 s against 2.04-2.23 s on the shared msmarco run)."""
 
 
 def datasets(sizes: list[str], data: Path, shared_gen: Path | None) -> dict[str, tuple[Path, Path]]:
@@ -102,6 +110,7 @@ def main(argv: list[str] | None = None) -> str:
         samples: dict[str, list[tuple[float, int]]] = {name: [] for name in found}
         for _ in range(args.repeat):  # the tools take turns, so a slow moment hits them alike
             for name, cmd in found.items():
+                time.sleep(SETTLE)
                 samples[name].append(run_once(cmd))
         for name in found:
             results[label][name] = {

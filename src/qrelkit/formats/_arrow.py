@@ -1,5 +1,6 @@
-"""The tokeniser of the fast TREC path, compiled: pyarrow's CSV reader splits a block of whole lines
-on single spaces and parses the scores, about twice as fast as the numpy tokeniser it stands in for.
+"""The tokeniser of the fast TREC path, compiled: pyarrow's CSV reader (the `fast` extra, `pip install
+'qrelkit[fast]'`) splits a block of whole lines on single spaces and parses the scores, about twice
+as fast as the numpy tokeniser it stands in for.
 
 Only the plainest layout is taken (one space between fields, LF line ends, no blank line, printable
 ASCII); anything else, or pyarrow missing, returns None and `columns._parse_block` tokenises the
