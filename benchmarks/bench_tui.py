@@ -16,23 +16,18 @@ unlabeled documents to judge), then measures:
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import random
 import re
-import select
-import signal
 import sqlite3
 import statistics
-import struct
-import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from tests.tui.pty import Terminal  # noqa: E402
 
 N_QUERIES, N_DOCS, N_EVENTS, POOL = 10_000, 100_000, 1_000_000, 20
 BIG_QUERY = "q-open"
@@ -84,42 +79,20 @@ def build(path: Path) -> None:
     store.close()
 
 
-class Pty:
-    """`qrelkit judge` on an 80x24 pseudo-terminal; `read_until` matches a regular expression on
-    the raw bytes it drew (escape sequences included)."""
+class Pty(Terminal):
+    """The tests' pty terminal, waiting for a regular expression on the raw bytes drawn (escape
+    sequences included) instead of for text on the screen."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
-        os.close(slave)
-        self.output = b""
-
-    def read_until(self, pattern: bytes, timeout: float) -> bool:
+    def read_bytes_until(self, pattern: bytes, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         while not re.search(pattern, self.output):
             left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 65536)
-                except OSError:
-                    return False
-                if not chunk:
-                    return False
-                self.output += chunk
+            if left <= 0 or not self._read(min(left, 0.1)):
+                return bool(re.search(pattern, self.output))
         return True
 
-    def send(self, keys: bytes) -> None:
-        os.write(self.master, keys)
-
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
-        os.close(self.master)
+        self.close()
 
 
 def keystrokes(path: Path, n: int) -> list[float]:
@@ -129,18 +102,18 @@ def keystrokes(path: Path, n: int) -> list[float]:
     term = Pty([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", "--query", BIG_QUERY], env)
     times = []
     try:
-        if not term.read_until(rb"judged 0", timeout=60):
+        if not term.read_bytes_until(rb"judged 0", timeout=60):
             raise RuntimeError("the judging screen never appeared")
         time.sleep(3.0)  # past startup (measured separately): Textual settles its terminal queries
         for i in range(1, n + 1):
-            term.read_until(rb"$^", timeout=0.05)  # drain anything pending
+            term.read_bytes_until(rb"$^", timeout=0.05)  # drain anything pending
             term.output = b""
             start = time.perf_counter()
             term.send(str(i % 4).encode())
-            if not term.read_until(rb"[\s\S]", timeout=10):  # the first byte of the next frame
+            if not term.read_bytes_until(rb"[\s\S]", timeout=10):  # the first byte of the next frame
                 raise RuntimeError(f"key {i} drew nothing")
             times.append(time.perf_counter() - start)
-            term.read_until(rb"$^", timeout=0.03)  # let the frame finish
+            term.read_bytes_until(rb"$^", timeout=0.03)  # let the frame finish
     finally:
         term.kill()
     conn = sqlite3.connect(path)
@@ -154,7 +127,7 @@ def startup(path: Path, args: list[str], pattern: bytes) -> float:
     env = {**os.environ, "TERM": "xterm-256color", "QRELKIT_ASSESSOR": "bench"}
     start = time.perf_counter()
     term = Pty([sys.executable, "-m", "qrelkit", "--db", str(path), "judge", *args], env)
-    found = term.read_until(pattern, timeout=60)
+    found = term.read_bytes_until(pattern, timeout=60)
     elapsed = time.perf_counter() - start
     term.kill()
     if not found:

@@ -8,7 +8,6 @@ also check the counts and that the label policy resolves the log to qrels.txt (`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from .folders import (
     read,
     read_manifest,
 )
-from .snapshot import content_hash_of, labels_json
+from .snapshot import content_hash_of, labels_json_bytes
 
 if TYPE_CHECKING:  # numpy loads only when a version is scored
     import numpy as np
@@ -107,15 +106,7 @@ def _sorted(c: Columns, doc_hash: npt.NDArray[np.uint64] | None) -> tuple[Column
 
 
 def _label_pieces(c: Columns, size: int = 10_000) -> Iterator[bytes]:
-    """The labels as `snapshot.labels_json` writes them, straight from the columns' bytes when no
-    id needs escaping (nearly always), else through `labels_json`."""
+    """The labels as `snapshot.labels_json` writes them, a batch at a time, from the columns' bytes."""
     for lo in range(0, len(c.query), size):
-        qs, ds, gs = c.query[lo : lo + size].tolist(), c.doc[lo : lo + size].tolist(), c.value[lo : lo + size].tolist()
-        if _NEEDS_ESCAPE.search(b"".join(qs) + b"".join(ds)):
-            yield labels_json([(q.decode(), d.decode(), int(g)) for q, d, g in zip(qs, ds, gs, strict=True)])
-        else:
-            yield b",".join([b'["%s","%s",%d]' % row for row in zip(qs, ds, gs, strict=True)])
-
-
-_NEEDS_ESCAPE = re.compile(rb'["\\\x00-\x1f]')
-"""The bytes JSON escapes in a string: quotes, backslashes, C0 controls (as `snapshot._ESCAPED`)."""
+        hi = lo + size
+        yield labels_json_bytes(c.query[lo:hi].tolist(), c.doc[lo:hi].tolist(), c.value[lo:hi].tolist())

@@ -90,6 +90,17 @@ def labels_json(batch: list[tuple[str, str, int]]) -> bytes:
     return ",".join([f'["{q}","{d}",{g:d}]' for q, d, g in batch]).encode("utf-8")  # nothing to escape
 
 
+_ESCAPED_BYTES = re.compile(_ESCAPED.pattern.encode())
+
+
+def labels_json_bytes(query: list[bytes], doc: list[bytes], grade: list[int]) -> bytes:
+    """`labels_json` of labels given as UTF-8 ids (a column's values), without decoding them when
+    none needs escaping (nearly always)."""
+    if _ESCAPED_BYTES.search(b"".join(query) + b"".join(doc)):
+        return labels_json([(q.decode(), d.decode(), int(g)) for q, d, g in zip(query, doc, grade, strict=True)])
+    return b",".join([b'["%s","%s",%d]' % row for row in zip(query, doc, grade, strict=True)])
+
+
 def content_hash_of(info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[bytes], docs_hash: str) -> str:
     """`content_hash` with the labels given as `labels_json` pieces, in (query, doc) order."""
     h = hashlib.sha256()
