@@ -132,3 +132,22 @@ def test_compiled_tokeniser_gives_the_numpy_tokenisers_arrays(monkeypatch: pytes
     assert fast is not None and slow is not None
     assert np.array_equal(fast.columns.value, slow.columns.value) and np.array_equal(fast.columns.doc, slow.columns.doc)
     assert trec_columns(b"q1 0 a +2\n", "qrels", large=True) is None
+
+
+@pytest.mark.parametrize("width", [1, 7, 8, 9, 16, 17, 24, 25, 33, 56, 64])
+def test_an_id_hashes_the_same_in_columns_of_any_width(width: int) -> None:
+    ids = np.array([b"a", b"zz-nonrel", b"doc-0042", b"x" * 24], dtype=np.bytes_)
+    wide = ids.astype(f"S{max(width, ids.dtype.itemsize)}")
+    assert (hash_docs(ids) == hash_docs(wide)).all()
+    padded = np.array([b"a", b"y" * width], dtype=np.bytes_)
+    assert hash_docs(padded)[0] == hash_docs(np.array([b"a"]))[0]
+
+
+def test_run_and_qrels_with_ids_of_different_widths_match(tmp_path: Path) -> None:
+    """Issue 24's minimal case: the qrels' widest id is 9 bytes, the run's 1 byte."""
+    qrels = trec_columns(b"q8 0 a 1\nq13 0 zz-nonrel 0\n", "qrels")
+    run = trec_columns(b"q8 Q0 a 1 3.25 r\n", "run")
+    assert qrels is not None and run is not None
+    ranked = rank_columns(qrels.columns, qrels.doc_hash, run.columns, run.doc_hash)
+    assert ranked is not None
+    assert ranked.grades[ranked.query_ids.index("q8")][0] == 1

@@ -82,11 +82,16 @@ def _cut(
 
 
 def _word_hash(chars: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
-    """`id_hash` of zero-padded rows whose width is a multiple of 8."""
+    """`id_hash` of zero-padded rows whose width is a multiple of 8. A word of padding (all zero:
+    ids hold no NUL byte) adds nothing, so an id hashes the same in a column of any width."""
     words = chars.view("<u8")
     h = words[:, 0] * _WORD_MIX[0]
     for j in range(1, words.shape[1]):
-        h ^= (words[:, j] * _WORD_MIX[j % 4]) + np.uint64(j)
+        w = words[:, j]
+        term = w * _WORD_MIX[j % 4]
+        term += np.uint64(j)
+        term *= w != 0  # a padding word: nothing (the id ended before it)
+        h ^= term
     h ^= h >> np.uint64(31)
     return np.asarray(h, dtype=np.uint64)
 
