@@ -46,7 +46,7 @@ def fold(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
     out = words[:, 0] ^ words[:, 1]
     for j in range(2, words.shape[1]):
         out ^= words[:, j]
-    return out
+    return np.asarray(out, dtype=np.uint64)
 
 
 def _slots(folded: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
