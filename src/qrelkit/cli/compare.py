@@ -26,6 +26,7 @@ from ._common import (
     source_options,
     store_opener,
 )
+from .score import KEEP_UNLABELED_OPTION
 
 HELP = """Compare baseline A with candidate B (or with several candidates), paired over the same queries.
 
@@ -53,6 +54,10 @@ warning when unlabeled documents could reverse the delta. The diagnosis reads th
   upstream       both fall: analyzer, chunking, ingestion changed
   early_warning  recall falls, headline holds: an upstream problem is coming
   improved       nothing fell, something rose
+
+Runs are scored as `score` scores them: a query a run lacks scores 0 (each side's count is
+reported and its queries named), a golden-set query with no label is left out
+(--keep-unlabeled-queries: scored 0), a run that shares no query with the golden set is an error.
 
 Exit status: 0 compared (and every gate passed), 1 a gate failed, 2 bad input (a gate on a
 measure the reports do not both hold included).
@@ -87,6 +92,7 @@ OPTIONS = options(
     source_options,
     click.option("--metrics", help="Comma-separated measures (the two tiles are always added)."),
     PROFILE,
+    KEEP_UNLABELED_OPTION,
     click.option("--headline", default="nDCG@10", show_default=True, help="The headline tile."),
     click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth)."),
     click.option(
@@ -127,6 +133,7 @@ def compare(
     verify: bool,
     metrics: str | None,
     profile: str | None,
+    keep_unlabeled: bool,
     headline: str,
     recall: str,
     fmt: CompareFormat,
@@ -146,7 +153,7 @@ def compare(
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
-        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta,
+        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, keep_unlabeled=keep_unlabeled,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     if save and (len(inputs) > 2 or opts.leaderboard):
@@ -221,6 +228,7 @@ tell" on this set.
     source_options,
     click.option("--metrics", help="Comma-separated measures (default: the default set)."),
     PROFILE,
+    KEEP_UNLABELED_OPTION,
     DELTA_OPTION,
     click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True),
     out_option,
@@ -237,6 +245,7 @@ def sensitivity(
     verify: bool,
     metrics: str | None,
     profile: str | None,
+    keep_unlabeled: bool,
     delta: float | None,
     fmt: str,
     out_path: Path | None,
@@ -248,7 +257,7 @@ def sensitivity(
 
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
-        golden=golden, qrels=qrels, verify=verify, delta=delta,
+        golden=golden, qrels=qrels, verify=verify, delta=delta, keep_unlabeled=keep_unlabeled,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     rep = workflow.sensitivity(inputs, opts, store_opener(ctx))
