@@ -60,7 +60,7 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(BIN)/python benchmarks/bench_all.py --quick
 
-# Reliability at full size (about 10 minutes), then 400 cases of the irregular-id differential test: 150 SIGKILLs, 40,000 concurrent events, 400 fuzzed
+# Reliability at full size (about 10 minutes): 150 SIGKILLs, 40,000 concurrent events, 400 fuzzed
 # inputs per reader, then a 10-million-line qrels import and a 7-million-line run scored in 2 GiB.
 # Figures go to benchmarks/reliability.log and benchmarks/large.json (see RELIABILITY.md).
 stress: $(STAMP)

@@ -173,7 +173,7 @@ def test_a_label_the_hash_misses_is_an_internal_error_not_a_score(monkeypatch: p
     run = trec_columns(b"q8 Q0 a 1 3.25 r\n", "run")
     assert qrels is not None and run is not None
     assert qrels.doc_hash[0] != run.doc_hash[0]  # the broken hash really disagrees
-    with pytest.raises(InternalError, match="missed 1 run row"):
+    with pytest.raises(InternalError, match="left 1 run row"):
         rank_columns(qrels.columns, qrels.doc_hash, run.columns, run.doc_hash)
 
 
@@ -188,4 +188,4 @@ def test_the_internal_error_exits_3_with_one_line(tmp_path: Path, monkeypatch: p
     (tmp_path / "r.txt").write_text("q8 Q0 a 1 3.25 r\n")
     result = CliRunner().invoke(cli, ["score", "--qrels", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")])
     assert result.exit_code == 3
-    assert "missed 1 run row" in result.output and "Traceback" not in result.output
+    assert "left 1 run row" in result.output and "Traceback" not in result.output
