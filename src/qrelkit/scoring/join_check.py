@@ -99,6 +99,7 @@ def check_rest(
     n = missed(label_code, label_doc, run_code, run_doc)
     if n:
         raise InternalError(
-            f"the qrels join left {n} run row(s) unmatched whose query and document the qrels label: no score is reported",
+            f"the qrels join left {n} run row(s) unmatched whose query and document the qrels label: "
+            "no score is reported",
             "this is a bug in qrelkit; please report it with the two files",
         )
