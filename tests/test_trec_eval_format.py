@@ -1,23 +1,22 @@
-"""`score --format trec_eval` against trec_eval's own expected outputs (tests/data/trec_eval/).
+"""`score --format trec_eval` against trec_eval 10.0's own outputs (tests/data/trec_eval/, see its
+README): trec_eval's test files and generated graded cases.
 
 The expected files hold every `all_trec` measure. A measure is compared when qrelkit computes it
 under that trec_eval name (`parse_measure(name)` reads it and `trec_eval_name` gives the name
-back): the expected file is filtered to those measures and qrelkit's output must equal it line for
-line (layout, order, 4 decimals, integers for the counts, `runid`, `num_q`, the `all` rows).
-
-Skipped: the measures qrelkit has no family for (at the time of writing `gm_map`, `gm_bpref`,
-`relstring`, `Rprec_mult_*`, `utility`, `binG`, `G`, `ndcg_rel`, `Rndcg`, `relative_P_*`,
-`set_relative_P`, `set_map`, `num_nonrel_judged_ret`, `rbp`, `rbp_resid`, `unj_*`; a family added
-later is compared automatically), and `DIFFERS`: measures qrelkit computes knowingly otherwise.
+back): the expected file is filtered to those measures and qrelkit's output must equal it byte for
+byte (layout, order, 4 decimals, integers for the counts, `runid`, `num_q`, the `all` rows). A
+measure qrelkit learns later is compared without a change here.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
 from conftest import Cli
+from oracle import trec_eval as pytrec_eval
 from qrelkit.errors import ScoringError
 from qrelkit.models import FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate
@@ -26,16 +25,17 @@ from qrelkit.scoring.names import trec_eval_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 
-CASES = {"out.test.aq": "results.test", "out.test.aqc": "results.trunc"}
-"""Expected output -> the run it was made from (both against qrels.test; qrelkit scores every
-query of the qrels, trec_eval's -c, which only `results.trunc` needs: it has no topic 302)."""
-
-DIFFERS = {
-    "iprec_at_recall_": "trec_eval 10 turns level x R into a rank with lround; qrelkit truncates "
-    "level x R + 0.9, as trec_eval 9 and pytrec_eval do (2 of the 33 per-query values in out.test.aq)",
-    "11pt_avg": "the mean of the 11 iprec_at_recall values, so the same difference",
+CASES = {
+    "out.test.aq": ("qrels.test", "results.test"),
+    "out.test.aqc": ("qrels.test", "results.trunc"),
+    "out.test.aql": ("qrels.rel_level", "results.test", "--relevance-level", "2"),
+    "out.comment.test.aqc": ("qrels.comment.test", "results.comment.test"),
+    "out.gen1.aqc": ("gen1.qrels", "gen1.run"),
+    "out.gen2.aqc": ("gen2.qrels", "gen2.run"),
+    "out.gen3.aqc": ("gen3.qrels", "gen3.run"),
 }
-"""trec_eval name prefix -> why qrelkit's value differs from trec_eval 10's (docs/measures.md)."""
+"""Expected output -> (qrels, run, options). qrelkit scores every query of the qrels, trec_eval's
+-c (which the files without it do not need: their runs have every query); -l2 is --relevance-level 2."""
 
 ALWAYS = {"runid", "num_q"}
 """Lines trec_eval prints whatever measures are chosen, and so does qrelkit."""
@@ -57,40 +57,33 @@ def expected(case: str) -> tuple[list[str], list[str], list[str]]:
     """(the expected lines qrelkit must print, the measures compared, the measures skipped)."""
     lines = (DATA / case).read_text(encoding="utf-8").splitlines()
     names = list(dict.fromkeys(_name(x) for x in lines))
-    compared = [n for n in names if n not in ALWAYS and computed(n) and not n.startswith(tuple(DIFFERS))]
+    compared = [n for n in names if n not in ALWAYS and computed(n)]
     skipped = [n for n in names if n not in ALWAYS and n not in compared]
     return [x for x in lines if _name(x) in ALWAYS or _name(x) in compared], compared, skipped
 
 
 CORE = ["map", "Rprec", "recip_rank", "P_5", "P_1000", "recall_10", "ndcg", "ndcg_cut_10", "map_cut_1000", "success_1"]
-"""trec_eval measures qrelkit has always computed: these must be among the compared ones."""
+CORE += ["iprec_at_recall_0.10", "11pt_avg", "set_F", "rbp", "bpref", "infAP", "num_rel_ret"]
+"""trec_eval measures qrelkit computes: these must be among the compared ones."""
+
+
+def _args(case: str) -> list[str]:
+    qrels, run, *options = CASES[case]
+    return ["score", "--qrels", str(DATA / qrels), str(DATA / run), *options]
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_trec_eval_output_is_reproduced_line_for_line(run_cli: Cli, case: str) -> None:
+def test_trec_eval_output_is_reproduced_byte_for_byte(run_cli: Cli, case: str) -> None:
     want, compared, skipped = expected(case)
     assert set(CORE) <= set(compared), skipped
-    result = run_cli(
-        "score",
-        "--qrels",
-        str(DATA / "qrels.test"),
-        str(DATA / CASES[case]),
-        "--metrics",
-        " ".join(compared),
-        "--format",
-        "trec_eval",
-        "--per-query",
-    )
+    result = run_cli(*_args(case), "--metrics", " ".join(compared), "--format", "trec_eval", "--per-query")
     assert result.output.splitlines() == want
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", ["out.test.aqc", "out.gen3.aqc"])
 def test_without_per_query_only_the_all_rows_are_printed(run_cli: Cli, case: str) -> None:
     want, compared, _ = expected(case)
-    result = run_cli(
-        "score", "--qrels", str(DATA / "qrels.test"), str(DATA / CASES[case]), "--metrics", ",".join(compared),
-        "--format", "trec_eval",
-    )  # fmt: skip
+    result = run_cli(*_args(case), "--metrics", ",".join(compared), "--format", "trec_eval")
     assert result.output.splitlines() == [x for x in want if x.split("\t")[1] == "all"]
 
 
@@ -147,3 +140,44 @@ def test_several_runs_print_one_block_each_with_its_runid(run_cli: Cli) -> None:
         ("runid", "first"), *zip(counts, ["2", "2", "2", "1", "0.5000"], strict=True),
         ("runid", "two.jsonl"), *zip(counts, ["2", "1", "2", "0", "0.0000"], strict=True),
     ]  # fmt: skip
+
+
+def _read(path: Path, value: type) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for text in path.read_text(encoding="utf-8").splitlines():
+        f = text.split()
+        q, d, v = (f[0], f[2], f[3]) if value is int else (f[0], f[2], f[4])
+        out.setdefault(q, {})[d] = value(v) if value is int else float(v)
+    return out
+
+
+def test_reference_pytrec_eval_prints_what_pytrec_eval_computes(run_cli: Cli) -> None:
+    """--reference pytrec_eval: float32 scores and trec_eval 9's rank of a recall level, so the
+    per-query lines carry pytrec_eval's values; trec_eval 10's differ on some of them."""
+    measures = ["iprec_at_recall", "11pt_avg", "map", "P_10", "ndcg_cut_10"]
+    names = [*(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)), "11pt_avg", "map", "P_10", "ndcg_cut_10"]
+    qrels = _read(DATA / "gen1.qrels", int)
+    run = {q: docs for q, docs in _read(DATA / "gen1.run", float).items() if q in qrels}
+    ref = pytrec_eval(qrels, run, measures)
+    args = ["score", "--qrels", str(DATA / "gen1.qrels"), str(DATA / "gen1.run"), "--metrics", " ".join(names)]
+    lines = run_cli(*args, "--format", "trec_eval", "--per-query", "--reference", "pytrec_eval").output
+    got = {(f[0].rstrip(), f[1]): f[2] for f in (x.split("\t") for x in lines.splitlines())}
+    compared = 0
+    for q, values in ref.items():
+        for name in names:
+            want = values[name]
+            assert got[(name, q)] == f"{0.0 if math.isnan(want) else want:6.4f}", (name, q)
+            compared += 1
+    assert compared > 300
+    te10 = run_cli(*args, "--format", "trec_eval", "--per-query").output.splitlines()
+    assert sorted(te10) != sorted(lines.splitlines())  # the two references differ on these data
+
+
+def test_reference_pytrec_eval_computes_the_trec_eval_9_variant() -> None:
+    from qrelkit.scoring.names import for_reference
+
+    assert for_reference(parse_measure("iprec_at_recall_0.10"), "pytrec_eval").name == "IPrec(trec_eval=9)@0.1"
+    assert for_reference(parse_measure("11pt_avg"), "pytrec_eval").name == "IPrec11pt(trec_eval=9)"
+    assert for_reference(parse_measure("P_5"), "pytrec_eval").name == "P@5"
+    assert trec_eval_name(parse_measure("IPrec(trec_eval=9)@0.1")) is None  # not trec_eval 10's number
+    assert trec_eval_name(parse_measure("IPrec(trec_eval=9)@0.1"), "pytrec_eval") == "iprec_at_recall_0.10"

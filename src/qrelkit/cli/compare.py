@@ -125,6 +125,8 @@ def compare(
     golden: Path | None,
     qrels: Path | None,
     verify: bool,
+    max_grade: int | None,
+    relevance_level: int | None,
     metrics: str | None,
     profile: str | None,
     headline: str,
@@ -146,6 +148,7 @@ def compare(
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
+        max_grade=max_grade, relevance_level=relevance_level,
         leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
@@ -235,6 +238,8 @@ def sensitivity(
     golden: Path | None,
     qrels: Path | None,
     verify: bool,
+    max_grade: int | None,
+    relevance_level: int | None,
     metrics: str | None,
     profile: str | None,
     delta: float | None,
@@ -248,7 +253,8 @@ def sensitivity(
 
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
-        golden=golden, qrels=qrels, verify=verify, delta=delta,
+        golden=golden, qrels=qrels, verify=verify, delta=delta, max_grade=max_grade,
+        relevance_level=relevance_level,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     rep = workflow.sensitivity(inputs, opts, store_opener(ctx))

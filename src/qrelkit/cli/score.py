@@ -11,6 +11,7 @@ from ..models import ScoreReport
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
+from ..scoring.names import REFERENCES
 from ..workflows import scoring, sources
 from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
 
@@ -83,9 +84,16 @@ NAMES_OPTION = click.option(
     click.option(
         "--score-precision",
         type=click.Choice(["float64", "float32"]),
-        default="float64",
+        help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval)"
+        " [default: float64; float32 with --reference pytrec_eval].",
+    ),
+    click.option(
+        "--reference",
+        type=click.Choice(REFERENCES),
+        default="trec_eval",
         show_default=True,
-        help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval).",
+        help="Whose numbers to reproduce where trec_eval versions differ: trec_eval 10, or pytrec_eval"
+        " (float32 scores, trec_eval 9's rank of a recall level in IPrec and 11pt_avg).",
     ),
     out_option,
     click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower)."),
@@ -98,23 +106,37 @@ def score(
     golden: Path | None,
     qrels: Path | None,
     verify: bool,
+    max_grade: int | None,
+    relevance_level: int | None,
     metrics: str | None,
     profile: str | None,
     per_query: bool,
     fmt: ScoreFormat,
     naming: str,
     min_coverage: float | None,
-    score_precision: str,
+    score_precision: str | None,
+    reference: str,
     out_path: Path | None,
     bounds: bool,
     save: bool,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
-    source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify)
+    source = sources.choose_source(
+        store_opener(ctx),
+        golden=golden,
+        qrels=qrels,
+        verify=verify,
+        max_grade=max_grade,
+        relevance_level=relevance_level,
+    )
     extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
-    chosen = sources.plan(source, metrics=metrics, profile=profile, extra=extra, score_precision=score_precision)
-    reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds)
-    _emit(reports, runs, fmt, naming, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
+    precision = score_precision or ("float32" if reference == "pytrec_eval" else "float64")
+    chosen = sources.plan(
+        source, metrics=metrics, profile=profile, extra=extra, score_precision=precision, reference=reference
+    )
+    # trec_eval's `all` rows are sums over the per-query values in its order: they are always scored
+    reports = scoring.score_runs(source, runs, chosen, per_query=per_query or fmt == "trec_eval", bounds=bounds)
+    _emit(reports, runs, fmt, naming, reference, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:
         from .reports import save_and_say
 
@@ -131,6 +153,7 @@ def _emit(
     runs: tuple[Path, ...],
     fmt: ScoreFormat,
     naming: str,
+    reference: str,
     *,
     per_query: bool,
     min_coverage: float | None,
@@ -138,7 +161,8 @@ def _emit(
 ) -> None:
     """Render the reports: under trec_eval's names for `--names trec_eval` and `--format trec_eval`,
     which also takes each run's `runid` from its file."""
-    names = scoring.trec_eval_names(reports) if fmt == "trec_eval" or naming == "trec_eval" else None
+    use_trec = fmt == "trec_eval" or naming == "trec_eval"
+    names = scoring.trec_eval_names(reports, reference) if use_trec else None
     runids = None
     if fmt == "trec_eval":
         runids = [scoring.run_id(p, r.fingerprint.run.name) for p, r in zip(runs, reports, strict=True)]
