@@ -25,7 +25,16 @@ Measures (ir_measures names, trec_eval semantics; reports use the canonical name
   nDCG(gain=exp)@10  gains 2^grade - 1 (default: gain = grade, as trec_eval);
                    ir_measures' nDCG(dcg='exp-log2')@10 is the same measure
   trec_eval names: P_5  recall_10  ndcg_cut_10  map  map_cut_10  recip_rank  success_1 ...
+                   and trec_eval's lists: ndcg_cut.5,10  P.5,10,20
+  rbp              trec_eval's RBP: p = 0.9, gain = grade / the query's top grade;
+                   RBP is ir_measures' (p = 0.8, binary), RBP(p=0.9) sets p
+  ERR@k            ir_measures'/gdeval's: top grade 4; ERR(max_grade=3)@k for 0..3
   Every family, its names and semantics: docs/measures.md.
+
+\b
+Scale: --relevance-level N is trec_eval's -l N, --max-grade N the scale's top grade.
+With --qrels they default to 1 and the file's top grade; with --golden or the store,
+to the golden set's own threshold and scale.
 
 Ties are broken by score, then document id descending (byte order); the rank column is
 ignored. The golden set's queries are evaluated: a query missing from the run scores 0,
@@ -40,8 +49,10 @@ by their folders (a/bm25.run, b/bm25.run).
 
 --format trec_eval prints what trec_eval prints (with --per-query, what trec_eval -q prints):
 its names, its layout and order, runid, num_q and the counts num_ret, num_rel, num_rel_ret;
-measures trec_eval lacks follow under qrelkit's names. --names trec_eval uses trec_eval's
-names (ndcg_cut_10, P_5, map) in tables, trec and csv output too. See docs/measures.md.
+measures trec_eval lacks follow under qrelkit's names; it equals trec_eval 10.0's output
+byte for byte (--reference pytrec_eval: pytrec_eval's values, float32 scores and trec_eval 9's
+IPrec rule). --names trec_eval uses trec_eval's names (ndcg_cut_10, P_5, map) in tables,
+trec and csv output too. See docs/measures.md.
 """
 
 
