@@ -35,16 +35,30 @@ PEERS = {
     "used, so a short run cannot reach 1 (trec_eval's `ndcg`). A relevance threshold does not apply "
     "(trec_eval ignores -l for nDCG); ranx's `-l2` variants give other values.",
     "AP": "`AP@k` divides by all relevant documents R, as trec_eval's `map_cut_k` does.",
+    "Bpref": "With no judged non-relevant document trec_eval's rule applies (each relevant document "
+    "retrieved scores 1); ranx returns NaN or 0 there (ranx#66).",
+    "IPrec": "The rank where recall reaches the level x R is found as trec_eval 10 finds it: x R rounded "
+    "half away from zero (lround). trec_eval 9 and pytrec_eval (so ir_measures) truncate x R + 0.9 instead, "
+    "which `IPrec(trec_eval=9)@x` (and `score --reference pytrec_eval`) computes.",
+    "IPrec11pt": "The mean of the 11 `IPrec` values, added from level 1 down to 0 as trec_eval adds them; "
+    "`IPrec11pt(trec_eval=9)` follows trec_eval 9 and pytrec_eval.",
+    "SetF": "Computed as trec_eval computes it (P and R first, then 2PR / (P + R)), so a value half-way "
+    "between two printed digits rounds as trec_eval's does.",
+    "ERR": "`ERR@k` is ir_measures' ERR (its gdeval provider): the top grade is 4 whatever the scale, as "
+    "gdeval fixes it, so on a 0..3 scale a grade-3 document stops with probability 7/16; `ERR(max_grade=3)@k` "
+    "uses the scale's own top (7/8). A qrels grade above the top grade is refused, as gdeval refuses it. "
+    "trec_eval has no ERR.",
+    "RBP": "Two readings under two names. `RBP` has ir_measures' default p = 0.8 and is binary: a document "
+    "at or above the relevance threshold gains 1 (ir_measures' `RBP(rel=N)`). `rbp` is trec_eval 10's "
+    "(`RBP(p=0.9,graded=True)`): each document gains "
+    "its grade divided by the top grade in that query's qrels when that top is above 1 (on a 0..3 query a "
+    "grade-1 document gains 1/3), and the relevance threshold (-l) does not apply; on binary qrels it is "
+    "RBP(p=0.9). Its lower bound allows for a new label above the query's top grade, which rescales the "
+    "other gains.",
     "Judged": "A document graded -1 (pooled but not judged) counts as unlabeled, as in trec_eval's `unj`; "
     "ir_measures' `Judged@k` counts it as judged (it is present in the qrels), so the two differ "
     "on qrels with -1 grades. Nor is it 1 - trec_eval's `unj_k`, which pads a run shorter than k "
-    "with judged documents.",
-    "Bpref": "With no judged non-relevant document trec_eval's rule applies (each relevant document "
-    "retrieved scores 1); ranx returns NaN or 0 there (ranx#66).",
-    "IPrec": "The rank where recall reaches the level x R is found by truncating level x R + 0.9, "
-    "as trec_eval 9 and pytrec_eval do; trec_eval 10 rounds (lround) instead, so a few values differ "
-    "from trec_eval 10's `iprec_at_recall_*` (tests/test_trec_eval_format.py names them).",
-    "IPrec11pt": "The mean of the 11 `IPrec` values, so it follows `IPrec` (trec_eval 9 and pytrec_eval).",
+    "with judged documents. `Judged` without a cutoff is over all retrieved documents, as ir_measures'.",
     "NumQ": "Counts every evaluated query, those missing from the run included (trec_eval -c); "
     "ir_measures' `NumQ` counts the queries it averages over differently (its sum can be smaller).",
 }
@@ -63,6 +77,13 @@ GENERAL = """\
   (`--keep-unlabeled-queries` scores it 0); one judged with grade 0 only stays in, at 0.
 - **Scores** are ranked as float64 (trec_eval 10); `--score-precision float32` ranks as
   pytrec_eval and trec_eval 9 do, where scores that differ past float32 precision tie.
+- **References**: `score --reference trec_eval` (the default) reproduces trec_eval 10.0;
+  `--reference pytrec_eval` reproduces pytrec_eval (trec_eval 9.0.x): float32 scores, and
+  trec_eval 9's rank of a recall level in `IPrec` and `IPrec11pt` (`IPrec(trec_eval=9)`).
+- **Scale**: `--relevance-level N` is trec_eval's `-l N` (the lowest relevant grade of the binary
+  measures) and `--max-grade N` the top of the grade scale (the grade an unlabeled document may
+  take in the bounds). With `--qrels` they default to 1 and the file's top grade (raised to the
+  relevance level); with `--golden` or the store, to the golden set's own scale.
 - **Zero queries**: a mean, SD or interval over no query is NaN in Python (ir_measures gives
   NaN too), null in JSON and `n/a` in tables, never 0.
 - **Unlabeled documents** (absent from the qrels, skipped, or graded -1) count as not relevant
@@ -72,7 +93,12 @@ GENERAL = """\
   counts), its names, its order, `runid` (the tag of the run's last line), `num_q` and the counts
   `num_ret`, `num_rel`, `num_rel_ret`; with `--per-query` the per-query rows of `trec_eval -q`.
   Measures trec_eval lacks follow under qrelkit's names. `--names trec_eval` prints trec_eval's
-  names in tables, trec and csv output; JSON keeps qrelkit's canonical names.
+  names in tables, trec and csv output; JSON keeps qrelkit's canonical names. The output equals
+  trec_eval 10.0's byte for byte on the measures qrelkit computes (tests/data/trec_eval: trec_eval's
+  own test files and generated graded cases); the `all` rows add the per-query values in query
+  order, as trec_eval does.
+- **trec_eval's lists**: `-m`-style `ndcg_cut.5,10`, `P.5,10,20`, `recall.100,1000`,
+  `map_cut.5,10` are several measures, as trec_eval reads them.
 """
 
 

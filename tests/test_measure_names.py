@@ -64,6 +64,8 @@ COMMON = {  # spellings the issue lists, and other cases ir_measures' users type
     "Ndcg@5": "nDCG@5",
     "recall@10": "R@10",
     "hit@3": "Success@3",
+    "rbp@10": "RBP(p=0.9,graded=True)@10",  # trec_eval's rbp with a cutoff or a persistence of its own
+    "rbp(p=0.5)": "RBP(p=0.5,graded=True)",
 }
 TREC_EVAL = {  # trec_eval name -> qrelkit's canonical name
     "P_5": "P@5",
@@ -77,6 +79,7 @@ TREC_EVAL = {  # trec_eval name -> qrelkit's canonical name
     "recip_rank": "RR",
     "Rprec": "Rprec",
     "success_1": "Success@1",
+    "rbp": "RBP(p=0.9,graded=True)",  # trec_eval's rbp, not ir_measures' RBP (p=0.8, binary)
 }
 
 
@@ -110,7 +113,15 @@ NEW_FAMILIES = _optional(
         "iprec_at_recall_0.10": "IPrec@0.1",
         "11pt_avg": "IPrec11pt",
         "RBP(p=0.5)": "RBP(p=0.5)",
+        "RBP": "RBP",
+        "RBP(p=0.9,graded=True)": "RBP(p=0.9,graded=True)",
         "ERR@20": "ERR@20",
+        "ERR(max_grade=4)@20": "ERR@20",  # gdeval's top grade is the default
+        "ERR(max_grade=3)@20": "ERR(max_grade=3)@20",
+        "IPrec(trec_eval=10)@0.1": "IPrec@0.1",
+        "IPrec(trec_eval=9)@0.1": "IPrec(trec_eval=9)@0.1",
+        "IPrec11pt(trec_eval=9)": "IPrec11pt(trec_eval=9)",
+        "Judged": "Judged",
         "DCG@10": "DCG@10",
     }
 )
@@ -159,6 +170,11 @@ def test_measures_trec_eval_cannot_name_have_no_trec_eval_name() -> None:
         ),
         ("  map   P_5\tndcg_cut_10 ", ["AP", "P@5", "nDCG@10"]),
         ("P( rel = 2 )@5 RR", ["P(rel=2)@5", "RR"]),
+        # trec_eval's parameter lists, as -m takes them
+        ("ndcg_cut.5,10", ["nDCG@5", "nDCG@10"]),
+        ("P.5,10,20 recall.100,1000", ["P@5", "P@10", "P@20", "R@100", "R@1000"]),
+        ("map_cut.5,10,RR", ["AP@5", "AP@10", "RR"]),
+        ("iprec_at_recall.0,.5,1", ["IPrec@0", "IPrec@0.5", "IPrec@1"]),
     ],
 )
 def test_lists_split_at_commas_and_spaces_outside_parentheses(text: str, names: list[str]) -> None:
@@ -296,6 +312,18 @@ def test_measures_page_names_every_family_with_its_names() -> None:
         assert f"\n## {spec.family}\n" in page
     for t in TREC_NAMES:
         assert f"`{t.base}" in page
+
+
+def test_a_list_given_as_a_sequence_is_spelled_out_too() -> None:
+    assert [m.name for m in parse_measures(["ndcg_cut.5,10", "P@5"])] == ["nDCG@5", "nDCG@10", "P@5"]
+    with pytest.raises(ScoringError, match="unknown measure '10'"):
+        parse_measures("nDCG@5,10")  # only trec_eval's BASE.x lists take bare values
+
+
+def test_rbp_is_trec_eval_s_and_rbp_upper_case_is_ir_measures() -> None:
+    assert trec_eval_name(parse_measure("rbp")) == "rbp"
+    assert trec_eval_name(parse_measure("RBP")) is None  # ir_measures' RBP: trec_eval has no such measure
+    assert trec_eval_name(parse_measure("RBP(p=0.9)")) is None  # binary: not trec_eval's graded rbp
 
 
 def test_a_trec_eval_name_can_stand_for_parameters() -> None:

@@ -9,6 +9,7 @@ qrels documents the run does not retrieve. Scores are rounded to 1/8 so float32 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -82,8 +83,9 @@ PAIRS = {  # qrelkit Measure -> trec_eval name
     Measure("SetF"): "set_F",
     Measure("Bpref"): "bpref",
     Measure("infAP"): "infAP",
-    Measure("IPrec11pt"): "11pt_avg",
-    **{Measure("IPrec", level=x / 10): f"iprec_at_recall_{x / 10:.2f}" for x in range(11)},
+    # pytrec_eval is trec_eval 9: its rule for the rank of a recall level is IPrec's trec_eval=9
+    Measure("IPrec11pt", trec_eval_version=9): "11pt_avg",
+    **{Measure("IPrec", level=x / 10, trec_eval_version=9): f"iprec_at_recall_{x / 10:.2f}" for x in range(11)},
 }
 BASE = {  # families trec_eval -J applies to, with their trec_eval names
     Measure("P", 5): "P_5",
@@ -119,9 +121,7 @@ def test_new_families_and_judged_only_agree_with_trec_eval(seed: int) -> None:
     refs = pytrec(qrels, run, TREC_MEASURES, settings)
     for (level, judged_only), ref in zip(settings, refs, strict=True):
         if judged_only:
-            pairs = {
-                Measure(m.family, m.cutoff, judged_only=True, level=m.level): n for m, n in {**BASE, **PAIRS}.items()
-            }
+            pairs = {dataclasses.replace(m, judged_only=True): n for m, n in {**BASE, **PAIRS}.items()}
             pairs = {m: n for m, n in pairs.items() if m.family not in ("NumQ", "NumRel")}  # no judged_only
         else:
             pairs = {**BASE, **PAIRS}
@@ -255,8 +255,9 @@ def test_err_agrees_with_gdeval() -> None:
 def test_err_by_hand() -> None:
     # top grade 2: stop probabilities R(0) = 0, R(1) = 1/4, R(2) = 3/4
     # ranks: b (1), a (2): ERR = 1/4 / 1 + (1 - 1/4) * 3/4 / 2 = 0.25 + 0.28125
-    ev = evaluate({"q": {"a": 2, "b": 1}}, {"q": {"b": 2.0, "a": 1.0, "u": 0.5}}, [Measure("ERR", 3)], max_grade=2)
-    s = ev.scores["ERR@3"]
+    m = Measure("ERR", 3, max_grade=2)
+    ev = evaluate({"q": {"a": 2, "b": 1}}, {"q": {"b": 2.0, "a": 1.0, "u": 0.5}}, [m], max_grade=2)
+    s = ev.scores["ERR(max_grade=2)@3"]
     assert s.value[0] == pytest.approx(0.53125, abs=1e-12)
     # u (rank 3) at the top grade: + (3/4)(1/4) * 3/4 / 3
     assert s.high[0] == pytest.approx(0.53125 + 0.75 * 0.25 * 0.75 / 3, abs=1e-12)

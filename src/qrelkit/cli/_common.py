@@ -163,7 +163,20 @@ def format_option(*choices: str) -> Callable[[F], F]:
 
 
 def source_options(f: F) -> F:
-    """--golden FOLDER | --qrels FILE (else the store), and --verify."""
+    """--golden FOLDER | --qrels FILE (else the store), --verify, and the scale: --max-grade,
+    --relevance-level (trec_eval's -l)."""
+    f = click.option(
+        "--relevance-level",
+        type=click.IntRange(1),
+        help="Lowest relevant grade of binary measures (trec_eval's -l) [default: 1 for --qrels; the golden"
+        " set's threshold for --golden and the store].",
+    )(f)
+    f = click.option(
+        "--max-grade",
+        type=click.IntRange(1),
+        help="Top grade of the scale (the grade unlabeled documents may take in the bounds) [default: the"
+        " top grade in --qrels; the golden set's scale for --golden and the store].",
+    )(f)
     f = click.option(
         "--verify/--no-verify", default=True, show_default=True, help="Refuse an altered --golden version."
     )(f)

@@ -131,6 +131,8 @@ def compare(
     golden: Path | None,
     qrels: Path | None,
     verify: bool,
+    max_grade: int | None,
+    relevance_level: int | None,
     metrics: str | None,
     profile: str | None,
     keep_unlabeled: bool,
@@ -153,6 +155,7 @@ def compare(
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
+        max_grade=max_grade, relevance_level=relevance_level,
         leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, keep_unlabeled=keep_unlabeled,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
@@ -243,6 +246,8 @@ def sensitivity(
     golden: Path | None,
     qrels: Path | None,
     verify: bool,
+    max_grade: int | None,
+    relevance_level: int | None,
     metrics: str | None,
     profile: str | None,
     keep_unlabeled: bool,
@@ -257,7 +262,8 @@ def sensitivity(
 
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
-        golden=golden, qrels=qrels, verify=verify, delta=delta, keep_unlabeled=keep_unlabeled,
+        golden=golden, qrels=qrels, verify=verify, delta=delta, keep_unlabeled=keep_unlabeled, max_grade=max_grade,
+        relevance_level=relevance_level,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     rep = workflow.sensitivity(inputs, opts, store_opener(ctx))

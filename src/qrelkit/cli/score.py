@@ -11,6 +11,7 @@ from ..models import ScoreReport
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
+from ..scoring.names import REFERENCES
 from ..workflows import scoring, sources
 from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
 
@@ -24,7 +25,16 @@ Measures (ir_measures names, trec_eval semantics; reports use the canonical name
   nDCG(gain=exp)@10  gains 2^grade - 1 (default: gain = grade, as trec_eval);
                    ir_measures' nDCG(dcg='exp-log2')@10 is the same measure
   trec_eval names: P_5  recall_10  ndcg_cut_10  map  map_cut_10  recip_rank  success_1 ...
+                   and trec_eval's lists: ndcg_cut.5,10  P.5,10,20
+  rbp              trec_eval's RBP: p = 0.9, gain = grade / the query's top grade;
+                   RBP is ir_measures' (p = 0.8, binary), RBP(p=0.9) sets p
+  ERR@k            ir_measures'/gdeval's: top grade 4; ERR(max_grade=3)@k for 0..3
   Every family, its names and semantics: docs/measures.md.
+
+\b
+Scale: --relevance-level N is trec_eval's -l N, --max-grade N the scale's top grade.
+With --qrels they default to 1 and the file's top grade; with --golden or the store,
+to the golden set's own threshold and scale.
 
 Ties are broken by score, then document id descending (byte order); the rank column is
 ignored. The golden set's queries are evaluated: a query missing from the run scores 0
@@ -43,8 +53,10 @@ by their folders (a/bm25.run, b/bm25.run).
 
 --format trec_eval prints what trec_eval prints (with --per-query, what trec_eval -q prints):
 its names, its layout and order, runid, num_q and the counts num_ret, num_rel, num_rel_ret;
-measures trec_eval lacks follow under qrelkit's names. --names trec_eval uses trec_eval's
-names (ndcg_cut_10, P_5, map) in tables, trec and csv output too. See docs/measures.md.
+measures trec_eval lacks follow under qrelkit's names; it equals trec_eval 10.0's output
+byte for byte (--reference pytrec_eval: pytrec_eval's values, float32 scores and trec_eval 9's
+IPrec rule). --names trec_eval uses trec_eval's names (ndcg_cut_10, P_5, map) in tables,
+trec and csv output too. See docs/measures.md.
 """
 
 
@@ -94,9 +106,16 @@ OPTIONS = options(
     click.option(
         "--score-precision",
         type=click.Choice(["float64", "float32"]),
-        default="float64",
+        help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval)"
+        " [default: float64; float32 with --reference pytrec_eval].",
+    ),
+    click.option(
+        "--reference",
+        type=click.Choice(REFERENCES),
+        default="trec_eval",
         show_default=True,
-        help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval).",
+        help="Whose numbers to reproduce where trec_eval versions differ: trec_eval 10, or pytrec_eval"
+        " (float32 scores, trec_eval 9's rank of a recall level in IPrec and 11pt_avg).",
     ),
     out_option,
     click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower)."),
@@ -113,6 +132,8 @@ def score(
     golden: Path | None,
     qrels: Path | None,
     verify: bool,
+    max_grade: int | None,
+    relevance_level: int | None,
     metrics: str | None,
     profile: str | None,
     per_query: bool,
@@ -120,20 +141,30 @@ def score(
     fmt: ScoreFormat,
     naming: str,
     min_coverage: float | None,
-    score_precision: str,
+    score_precision: str | None,
+    reference: str,
     out_path: Path | None,
     bounds: bool,
     save: bool,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
-    source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify)
+    source = sources.choose_source(
+        store_opener(ctx),
+        golden=golden,
+        qrels=qrels,
+        verify=verify,
+        max_grade=max_grade,
+        relevance_level=relevance_level,
+    )
     extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
+    precision = score_precision or ("float32" if reference == "pytrec_eval" else "float64")
     chosen = sources.plan(
-        source, metrics=metrics, profile=profile, extra=extra, score_precision=score_precision,
+        source, metrics=metrics, profile=profile, extra=extra, score_precision=precision, reference=reference,
         keep_unlabeled=keep_unlabeled,
     )  # fmt: skip
-    reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds)
-    _emit(reports, runs, fmt, naming, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
+    # trec_eval's `all` rows are sums over the per-query values in its order: they are always scored
+    reports = scoring.score_runs(source, runs, chosen, per_query=per_query or fmt == "trec_eval", bounds=bounds)
+    _emit(reports, runs, fmt, naming, reference, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:
         from .reports import save_and_say
 
@@ -150,6 +181,7 @@ def _emit(
     runs: tuple[Path, ...],
     fmt: ScoreFormat,
     naming: str,
+    reference: str,
     *,
     per_query: bool,
     min_coverage: float | None,
@@ -157,7 +189,8 @@ def _emit(
 ) -> None:
     """Render the reports: under trec_eval's names for `--names trec_eval` and `--format trec_eval`,
     which also takes each run's `runid` from its file."""
-    names = scoring.trec_eval_names(reports) if fmt == "trec_eval" or naming == "trec_eval" else None
+    use_trec = fmt == "trec_eval" or naming == "trec_eval"
+    names = scoring.trec_eval_names(reports, reference) if use_trec else None
     runids = None
     if fmt == "trec_eval":
         runids = [scoring.run_id(p, r.fingerprint.run.name) for p, r in zip(runs, reports, strict=True)]

@@ -56,16 +56,29 @@ def line(name: str, qid: str, value: float | str) -> str:
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"
 
 
-def _total(rep: ScoreReport, metric: str) -> float | None:
-    """A count's `all` value: the sum over queries (from the per-query values when present)."""
+def _all_value(rep: ScoreReport, metric: str, count: bool) -> float | None:
+    """A measure's `all` value as trec_eval computes it: the per-query values added one by one in
+    query order (byte order, as trec_eval sorts them), then divided by the number of queries
+    (counts: the sum itself); from the report's mean when it holds no per-query values."""
     if rep.per_query:
-        return sum(qs[metric].value for qs in rep.per_query.values() if metric in qs)
+        total, n = 0.0, 0
+        for qid in sorted(rep.per_query, key=lambda q: q.encode()):
+            if metric in rep.per_query[qid]:
+                total += rep.per_query[qid][metric].value  # one by one: the last digit as trec_eval's
+                n += 1
+        if count:
+            return total
+        return total / n if n else None
     mean = rep.metrics[metric].mean
-    return None if math.isnan(mean) else mean * rep.metrics[metric].n
+    if math.isnan(mean):
+        return None
+    return mean * rep.metrics[metric].n if count else mean
 
 
 def trec_eval_text(rep: ScoreReport, names: Mapping[str, str], runid: str, *, per_query: bool = False) -> str:
-    """One report as trec_eval prints it; `names` maps canonical names to trec_eval's."""
+    """One report as trec_eval prints it; `names` maps canonical names to trec_eval's. The `all`
+    rows come from the per-query values when the report holds them (it should: see `_all_value`),
+    whether or not they are printed (`per_query`)."""
     columns = [(m, printed) for m, printed in ordered(names, list(rep.metrics)) if printed not in ("runid", "num_q")]
     out = []
     if per_query and rep.per_query:
@@ -75,7 +88,7 @@ def trec_eval_text(rep: ScoreReport, names: Mapping[str, str], runid: str, *, pe
     out.append(line("runid", "all", runid))
     out.append(line("num_q", "all", rep.queries.evaluated))
     for metric, printed in columns:
-        value = _total(rep, metric) if printed in COUNTS else rep.metrics[metric].mean
+        value = _all_value(rep, metric, printed in COUNTS)
         out.append(line(printed, "all", "n/a" if value is None or math.isnan(value) else value))
     return "".join(out)
 

@@ -258,7 +258,8 @@ def ndcg(r: Ranked, m: Measure) -> tuple[FloatArray, FloatArray, FloatArray, Boo
     return value, low, high, exact
 
 
-def judged(r: Ranked, k: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+def judged(r: Ranked, k: int | None) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The labeled fraction of the top k retrieved (of all retrieved without k: ir_measures' Judged)."""
     value = np.nan_to_num(coverage(r, k), nan=0.0)
     return value, value, value
 
@@ -359,7 +360,7 @@ KERNELS: Mapping[str, Kernel] = {
     "nDCG": Kernel(_ndcg_value, lambda r, m, _t: ndcg(r, m)),
     "AP": Kernel(_ap_value, lambda r, m, t: _exact(*average_precision(r, m.cutoff, t))),
     "Rprec": Kernel(_rprec_value, lambda r, _m, t: _exact(*r_precision(r, t))),
-    "Judged": _at_k(lambda r, k, _t: judged(r, k)),
+    "Judged": Kernel(lambda r, m, _t: judged(r, m.cutoff)[0], lambda r, m, _t: _exact(*judged(r, m.cutoff))),
     **SET_KERNELS,
     **GRADED_KERNELS,
 }

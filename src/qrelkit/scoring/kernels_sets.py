@@ -77,11 +77,14 @@ def set_r(r: Ranked, _m: Measure, t: int) -> Bounded:
 
 
 def set_f(r: Ranked, _m: Measure, t: int) -> Bounded:
-    """F1 = 2PR / (P + R) = 2 |rel ret| / (|ret| + R); m unlabeled documents made relevant give
-    2 (rel + m) / (ret + R + m), increasing in m."""
+    """F1 = 2PR / (P + R), computed as trec_eval 10 computes it (P = rel/ret, R = rel/R first, then
+    2 P R / (P + R); 0 with nothing relevant retrieved), so a value half-way between two printed
+    digits rounds as trec_eval's does. It equals 2 |rel ret| / (|ret| + R); m unlabeled documents
+    made relevant give 2 (rel + m) / (ret + R + m), increasing in m."""
     ret, rel, unl, big_r = _counts(r, t)
-    value = safe_div(2 * rel, ret + big_r)
-    return exact(value, value, safe_div(2 * (rel + unl), ret + big_r + unl))
+    p, rec = safe_div(rel, ret), safe_div(rel, big_r)
+    value = np.where(rel > 0, safe_div(2.0 * p * rec, p + rec), 0.0)
+    return exact(value, value, np.maximum(value, safe_div(2 * (rel + unl), ret + big_r + unl)))
 
 
 def bpref(r: Ranked, _m: Measure, t: int) -> FloatArray:
@@ -118,10 +121,20 @@ def inf_ap(r: Ranked, _m: Measure, t: int) -> FloatArray:
     return safe_div(np.where(rel, term, 0.0).sum(axis=1), relevant_total(r, t).astype(np.float64))
 
 
-def _iprec(r: Ranked, t: int, levels: tuple[float, ...]) -> FloatArray:
+def _recall_ranks(level: float, big_r: IntArray, rule: int | None) -> IntArray:
+    """How many relevant documents recall level x stands for: round(x R) half away from zero, as
+    trec_eval 10 (`lround`); rule 9: x R + 0.9 truncated, as trec_eval 9 and pytrec_eval."""
+    xr = level * big_r.astype(np.float64)
+    if rule == 9:
+        return np.asarray(np.floor(xr + 0.9), dtype=np.int64)
+    whole = np.floor(xr)
+    return np.asarray(whole + (xr - whole >= 0.5), dtype=np.int64)
+
+
+def _iprec(r: Ranked, t: int, levels: tuple[float, ...], rule: int | None = None) -> FloatArray:
     """[queries, levels]: trec_eval's interpolated precision, the largest precision at any rank at
-    or below the one where the run reaches `level` x R relevant documents (that count rounded as
-    trec_eval 9 and pytrec_eval do: truncate level x R + 0.9); 0 when the run never reaches it."""
+    or below the one where the run reaches the relevant documents level x stands for
+    (`_recall_ranks`); 0 when the run never reaches it."""
     w = r.grades
     rel = w >= t
     big_r = relevant_total(r, t)
@@ -129,10 +142,12 @@ def _iprec(r: Ranked, t: int, levels: tuple[float, ...]) -> FloatArray:
     pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)[None, :]
     prec = np.where(w != ABSENT, rel_cum / pos, 0.0)
     best_below = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]  # max precision at ranks >= i
-    n_rel_ret = rel_cum[:, -1]
+    n_rel_ret = rel_cum[:, -1] if w.shape[1] else np.zeros(len(r.query_ids), np.int64)
     out = np.zeros((len(r.query_ids), len(levels)))
+    if not w.shape[1]:
+        return out
     for i, level in enumerate(levels):
-        need = np.floor(level * big_r + 0.9).astype(np.int64)
+        need = _recall_ranks(level, big_r, rule)
         reached = need <= n_rel_ret
         # rank of the need-th relevant document (need = 0: rank 1)
         at = np.argmax(rel_cum >= np.maximum(need, 1)[:, None], axis=1)
@@ -144,11 +159,16 @@ def _iprec(r: Ranked, t: int, levels: tuple[float, ...]) -> FloatArray:
 def iprec(r: Ranked, m: Measure, t: int) -> FloatArray:
     if m.level is None:
         raise undeclared(m)
-    return _iprec(r, t, (m.level,))[:, 0]
+    return _iprec(r, t, (m.level,), m.trec_eval_version)[:, 0]
 
 
-def eleven_point(r: Ranked, _m: Measure, t: int) -> FloatArray:
-    return np.asarray(_iprec(r, t, ELEVEN_POINTS).mean(axis=1), dtype=np.float64)
+def eleven_point(r: Ranked, m: Measure, t: int) -> FloatArray:
+    """The mean of the 11 levels, summed from level 1 down to 0 as trec_eval sums them."""
+    values = _iprec(r, t, ELEVEN_POINTS, m.trec_eval_version)
+    total = np.zeros(len(r.query_ids))
+    for i in reversed(range(len(ELEVEN_POINTS))):
+        total = total + values[:, i]
+    return np.asarray(total / len(ELEVEN_POINTS), dtype=np.float64)
 
 
 def _whole_run(r: Ranked, _m: Measure, _t: int) -> IntArray:

@@ -47,7 +47,15 @@ GAIN = Param("gain", "exp|linear", lambda v: v in GAINS)
 JUDGED_ONLY = Param("judged_only", "True|False", lambda v: v.strip().lower() in ("true", "false", "1", "0"))
 """Score the condensed list (trec_eval -J): unlabeled documents removed before computing."""
 PERSISTENCE = Param("p", "0 < p < 1", lambda v: v.replace(".", "", 1).isdigit() and 0 < float(v) < 1)
-"""RBP's persistence (default 0.8, as ir_measures)."""
+"""RBP's persistence (default 0.8, as ir_measures; trec_eval's `rbp` is p=0.9)."""
+GRADED = Param("graded", "True|False", lambda v: v.strip().lower() in ("true", "false", "1", "0"))
+"""RBP's gain: graded=True is trec_eval 10's `rbp`: gain = grade / the query's top grade in the
+qrels (when above 1), whatever the relevance threshold; graded=False (default) is binary at it."""
+TOP_GRADE = Param("max_grade", "N (N >= 1)", lambda v: v.isdigit() and int(v) >= 1)
+"""ERR's top grade g_max in (2^g - 1) / 2^g_max (default 4, as gdeval and ir_measures)."""
+TREC_EVAL_RULE = Param("trec_eval", "9|10", lambda v: v in ("9", "10"))
+"""Interpolated precision's rank of recall level x: 10 (default) rounds x R as trec_eval 10
+(lround); 9 truncates x R + 0.9 as trec_eval 9 and pytrec_eval."""
 GAIN_MAP = Param("gains", "{grade:gain,...}", lambda v: v.strip().startswith("{") and v.strip().endswith("}"))
 """A gain per grade for nDCG/DCG; a grade left out keeps its grade as gain (as ir_measures)."""
 
@@ -140,8 +148,7 @@ SPECS: Mapping[str, MeasureSpec] = {
         ),
         MeasureSpec(
             "Judged",
-            "fraction of the top k retrieved that carry a label (ir_measures Judged@k)",
-            cutoff=CutoffRule.REQUIRED,
+            "fraction of the top k retrieved that carry a label (ir_measures Judged@k; Judged: of all retrieved)",
         ),
         MeasureSpec(
             "NumRet",
@@ -221,20 +228,21 @@ SPECS: Mapping[str, MeasureSpec] = {
         ),
         MeasureSpec(
             "IPrec",
-            "interpolated precision at recall level x (IPrec@0.1): the best precision once floor(x R + 0.9)"
-            " relevant documents are reached (trec_eval 9; trec_eval 10 rounds x R)",
+            "interpolated precision at recall level x (IPrec@0.1): the best precision once round(x R)"
+            " relevant documents are reached, as trec_eval 10 (trec_eval=9: floor(x R + 0.9), as trec_eval 9"
+            " and pytrec_eval)",
             "iprec_at_recall_x",
             cutoff=CutoffRule.REQUIRED,
-            params=_BINARY,
+            params=(*_BINARY, TREC_EVAL_RULE),
             coverage=_WHOLE,
             bounds="none: a new relevant label moves R and with it the rank where level x is reached",
         ),
         MeasureSpec(
             "IPrec11pt",
-            "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1",
+            "mean interpolated precision at the 11 recall levels 0, 0.1, ..., 1 (trec_eval=9 as IPrec's)",
             "11pt_avg",
             cutoff=CutoffRule.FORBIDDEN,
-            params=_BINARY,
+            params=(*_BINARY, TREC_EVAL_RULE),
             coverage=_WHOLE,
             bounds="none, as IPrec",
         ),
@@ -246,14 +254,19 @@ SPECS: Mapping[str, MeasureSpec] = {
         ),
         MeasureSpec(
             "ERR",
-            "expected reciprocal rank: stop at rank r with (2^g - 1) / 2^g_max, g_max the scale's top grade",
-            params=(JUDGED_ONLY,),
-            bounds="exact: every unlabeled document in the window at grade 0, or at the top grade",
+            "expected reciprocal rank: stop at rank r with (2^g - 1) / 2^g_max, g_max = 4 as gdeval and"
+            " ir_measures' ERR (max_grade=N: g_max = N, e.g. the top of a 0..3 scale); a grade above g_max is"
+            " refused",
+            params=(TOP_GRADE, JUDGED_ONLY),
+            bounds="exact: every unlabeled document in the window at grade 0, or at the scale's top grade",
         ),
         MeasureSpec(
             "RBP",
-            "rank-biased precision (1 - p) sum p^(rank-1) over relevant documents, p = 0.8 unless given",
-            params=(REL, PERSISTENCE, JUDGED_ONLY),
+            "rank-biased precision (1 - p) sum p^(rank-1) over relevant documents, p = 0.8 unless given (as"
+            " ir_measures' RBP); trec_eval's `rbp` is RBP(p=0.9,graded=True): each document's gain is its grade"
+            " / the query's top grade in the qrels when that is above 1, the relevance threshold ignored",
+            "rbp(p=0.9,graded=True)",
+            params=(REL, PERSISTENCE, GRADED, JUDGED_ONLY),
             bounds="[RBP, RBP + residual]: the weight of the unlabeled documents retrieved plus that of the ranks"
             " past the end of the run (up to k), as rbp_eval reports",
         ),
@@ -287,6 +300,13 @@ class Measure:
     None: the `gain` rule."""
     level: float | None = None
     """A recall level in [0, 1] (IPrec@0.1: interpolated precision at recall 0.1)."""
+    graded: bool = False
+    """RBP with trec_eval 10's graded gain (grade / the query's top grade) instead of binary."""
+    max_grade: int | None = None
+    """ERR's top grade g_max; None: 4 (gdeval's)."""
+    trec_eval_version: int | None = None
+    """IPrec's rule for the rank of a recall level: 9 (truncate x R + 0.9); None: trec_eval 10's
+    (round x R)."""
     spelled: str = field(default="", compare=False)
     """The name as the user wrote it (for error messages only)."""
 
@@ -304,6 +324,12 @@ class Measure:
             params.append("judged_only=True")
         if self.p is not None:
             params.append(f"p={_number(self.p)}")
+        if self.graded:
+            params.append("graded=True")
+        if self.max_grade is not None:
+            params.append(f"max_grade={self.max_grade}")
+        if self.trec_eval_version is not None:
+            params.append(f"trec_eval={self.trec_eval_version}")
         text = self.family + (f"({','.join(params)})" if params else "")
         if self.level is not None:
             return f"{text}@{_number(self.level)}"

@@ -83,8 +83,14 @@ _CONVERT: dict[str, tuple[str, Callable[[str], object]]] = {
     "judged_only": ("judged_only", lambda v: _BOOLS[v.lower()]),
     "p": ("p", _probability),
     "gains": ("gains", _gains),
+    "graded": ("graded", lambda v: _BOOLS[v.lower()]),
+    "max_grade": ("max_grade", int),
+    "trec_eval": ("trec_eval_version", int),
 }
 """Parameter name as written -> (the `Measure` field it sets, how its value reads)."""
+_DEFAULTS: dict[str, object] = {"max_grade": 4, "trec_eval_version": 10, "graded": False, "judged_only": False}
+"""A parameter written at its default is the default measure (`ERR(max_grade=4)@10` is `ERR@10`)."""
+_MISSING = object()
 _ALIAS_OF = {"dcg": "gain"}
 """A parameter accepted wherever the family declares the other (`dcg=exp-log2` is `gain=exp`)."""
 
@@ -147,7 +153,10 @@ def _parse_params(spec: MeasureSpec, text: str, spelled: str) -> dict[str, objec
         checked = str(converted) if key in _ALIAS_OF else value
         if param is None or converted is None or field not in fields or not param.accepts(checked):
             raise ScoringError(f"{spelled}: parameter {part!r} is not accepted", PARAM_HINT)
-        given[field] = converted
+        if _DEFAULTS.get(field, _MISSING) == converted:
+            given.pop(field, None)
+        else:
+            given[field] = converted
     return given
 
 
@@ -208,8 +217,35 @@ _TREC_SLOTTED = [
 ]
 
 
-def trec_eval_name(m: Measure) -> str | None:
-    """trec_eval's name for `m` (`ndcg_cut_10` for nDCG@10), None when trec_eval has none."""
+REFERENCES = ("trec_eval", "pytrec_eval")
+"""Whose numbers `score --reference` reproduces: trec_eval 10, or pytrec_eval (trec_eval 9's rules
+where the two differ: IPrec's rank of a recall level)."""
+
+
+def _versioned(spec: MeasureSpec) -> bool:
+    return any(p.name == "trec_eval" for p in spec.params)
+
+
+def for_reference(m: Measure, reference: str) -> Measure:
+    """`m` as `reference` computes it: under pytrec_eval, a family with a `trec_eval=` rule and
+    none given follows trec_eval 9."""
+    if reference not in REFERENCES:
+        raise ScoringError(f"unknown reference {reference!r}", f"use one of {', '.join(REFERENCES)}")
+    if reference == "pytrec_eval" and _versioned(m.spec) and m.trec_eval_version is None:
+        return dataclasses.replace(m, trec_eval_version=9)
+    return m
+
+
+def reference_names(names: Iterable[str], reference: str) -> list[str]:
+    """Canonical names of `names` as `reference` computes them (`for_reference`)."""
+    return [for_reference(parse_measure(n), reference).name for n in names]
+
+
+def trec_eval_name(m: Measure, reference: str = "trec_eval") -> str | None:
+    """trec_eval's name for `m` (`ndcg_cut_10` for nDCG@10), None when trec_eval has none; under
+    the pytrec_eval reference, trec_eval 9's variant (`IPrec(trec_eval=9)@0.1`) has the name too."""
+    if reference == "pytrec_eval" and m.trec_eval_version == 9:
+        m = dataclasses.replace(m, trec_eval_version=None)
     for t in TREC_NAMES:
         if t.spec.family == m.family and (spelled := t.spell(m)) is not None:
             return spelled
@@ -305,16 +341,20 @@ def parse_measure(text: str) -> Measure:
     parameters raise `ScoringError`."""
     spelled = text.strip()
     m = _PATTERN.match(spelled)
-    spec = _family(m.group("name")) if m else None
+    name = m.group("name") if m else spelled
+    trec_plain = _TREC_PLAIN.get(name) if name not in _EXACT else None
+    spec = trec_plain.spec if trec_plain is not None else _family(name) if m else None
     if m is None or spec is None:
         trec = _parse_trec(spelled)
         if trec is not None:
             return trec
-        raise _unknown(spelled, m.group("name") if m else spelled)
+        raise _unknown(spelled, name)
     params, keyword = _at_keyword(spec, m.group("params") or "")
     if keyword is not None and m.group("k"):
         raise ScoringError(f"{spelled}: the cutoff is given twice", HINT)
     given = _parse_params(spec, params, spelled)
+    if trec_plain is not None and trec_plain.params:  # `rbp@10`, `rbp(p=0.5)`: trec_eval's rbp
+        given = {**_parse_params(spec, trec_plain.params, spelled), **given}
     at = m.group("k") or keyword
     if takes_level(spec) and not at and spec.cutoff is CutoffRule.REQUIRED:
         raise ScoringError(f"{spelled} needs a recall level, e.g. {spec.family}@0.1", HINT)
@@ -330,11 +370,38 @@ def parse_measure(text: str) -> Measure:
 # -- lists ----------------------------------------------------------------------------------------
 
 
+_NUMBER = re.compile(r"^\d*\.?\d+$")
+_DOTTED = re.compile(r"^(?P<base>[A-Za-z0-9_]+)\.(?P<value>\d*\.?\d+)$")
+
+
+_TREC_LIST_BASES = frozenset(t.base for t in TREC_NAMES if t.slot)
+
+
+def _trec_list(parts: Iterable[str]) -> Iterator[str]:
+    """trec_eval's parameter lists spelled out: `ndcg_cut.5,10` -> `ndcg_cut.5`, `ndcg_cut.10`
+    (as `trec_eval -m ndcg_cut.5,10`); a bare number after `BASE.x` is another value of it."""
+    base = ""
+    for part in parts:
+        if base and _NUMBER.match(part):
+            yield f"{base}.{part}"
+            continue
+        dotted = _DOTTED.match(part)
+        base = (
+            dotted.group("base")
+            if dotted and any(t.slot and t.base == dotted.group("base") for t in TREC_NAMES)
+            else ""
+        )
+        yield part
+
+
 def _items(texts: str | Iterable[str]) -> list[str]:
-    """The names in a comma- or space-separated list (or a sequence of names), quotes removed."""
+    """The names in a comma- or space-separated list (or a sequence of names, each of which may be
+    a trec_eval list such as `P.5,10`), quotes removed."""
     if isinstance(texts, str):
-        texts = _split_top(texts, ", \t\n")
-    return [_unquote(t) for t in texts if t.strip()]
+        parts = _split_top(texts, ", \t\n")
+    else:
+        parts = [p for t in texts for p in (t.split(",") if _DOTTED.match(t.split(",")[0].strip()) else [t])]
+    return list(_trec_list(_unquote(t).strip() for t in parts if t.strip()))
 
 
 def parse_measures(texts: str | Iterable[str]) -> list[Measure]:
@@ -357,11 +424,11 @@ def canonical_names(texts: str | Iterable[str]) -> list[str]:
     return list(dict.fromkeys(parse_measure(t).name for t in _items(texts)))
 
 
-def trec_eval_names(names: Iterable[str]) -> dict[str, str]:
+def trec_eval_names(names: Iterable[str], reference: str = "trec_eval") -> dict[str, str]:
     """Canonical name -> trec_eval's name, for the measures trec_eval has (others left out)."""
     found = {}
     for name in names:
-        spelled = trec_eval_name(parse_measure(name))
+        spelled = trec_eval_name(parse_measure(name), reference)
         if spelled is not None:
             found[name] = spelled
     return found

@@ -64,6 +64,10 @@ class CompareOptions:
     golden: Path | None = None
     qrels: Path | None = None
     verify: bool = True
+    max_grade: int | None = None
+    """--max-grade: the scale's top grade for the runs scored here (default: the source's)."""
+    relevance_level: int | None = None
+    """--relevance-level (trec_eval's -l) for the runs scored here (default: the source's)."""
     correction: Correction = "holm"
     """How several candidates' p-values are corrected (a leaderboard)."""
     leaderboard: bool = False
@@ -110,7 +114,14 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         )
     scored: dict[int, list[ScoreReport]] = {}  # by position: the same file may be given twice
     if runs:
-        source = choose_source(open_store, golden=opts.golden, qrels=opts.qrels, verify=opts.verify)
+        source = choose_source(
+            open_store,
+            golden=opts.golden,
+            qrels=opts.qrels,
+            verify=opts.verify,
+            max_grade=opts.max_grade,
+            relevance_level=opts.relevance_level,
+        )
         first = next(iter(saved.values()), None)
         metrics = opts.metrics or (",".join(first[0].fingerprint.metrics) if first else None)
         chosen = plan(

@@ -167,12 +167,12 @@ def trec_eval_counts() -> list[str]:
     return found
 
 
-def trec_eval_names(reports: Sequence[ScoreReport]) -> dict[str, str]:
+def trec_eval_names(reports: Sequence[ScoreReport], reference: str = "trec_eval") -> dict[str, str]:
     """Canonical metric name -> trec_eval's (`nDCG@10` -> `ndcg_cut_10`), for every metric of
-    the reports that trec_eval computes."""
+    the reports that trec_eval computes (under `reference`, see `ScoringPlan.reference`)."""
     from ..scoring.names import trec_eval_names as names
 
-    return names(dict.fromkeys(m for rep in reports for m in rep.metrics))
+    return names(dict.fromkeys(m for rep in reports for m in rep.metrics), reference)
 
 
 def run_id(path: Path, fallback: str) -> str:

@@ -4,7 +4,7 @@ measures, queries and traffic weights a scoring uses (from --metrics, or a scori
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..formats import as_text
 from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
 from ..scoring.measures import DEFAULT_METRICS, canonical_names, parse_measures
+from ..scoring.names import reference_names
 from ..storage import Store
 
 if TYPE_CHECKING:
@@ -78,34 +79,80 @@ class ScoringSource:
         )
 
     @classmethod
-    def from_qrels(cls, path: Path) -> ScoringSource:
-        """A TREC qrels file (read once); its queries are the ones evaluated, its top grade the scale's."""
+    def from_qrels(
+        cls, path: Path, *, max_grade: int | None = None, relevance_level: int | None = None
+    ) -> ScoringSource:
+        """A TREC qrels file (read once); its queries are the ones evaluated. The scale is
+        0..`max_grade` (default: the file's top grade, raised to `relevance_level` when that is
+        higher, as trec_eval -l 2 on binary qrels finds nothing relevant), relevant from
+        `relevance_level` (default 1)."""
         from ..formats.runs import read_qrels_file
 
         qrels = read_qrels_file(path)
         top = int(qrels.columns.value.max(initial=1))
+        _check_top(top, max_grade, str(path))
+        level = relevance_level if relevance_level is not None else 1
+        scale_top = max_grade if max_grade is not None else max(top, level, 1)
         return cls(
             labels=qrels.columns,
             labels_hash=qrels.doc_hash,
             queries=None,
             strata={},
-            info=GoldenSetInfo(name="qrels", scale=GradeScale.from_max(max(top, 1))),
+            info=GoldenSetInfo(name="qrels", scale=_scale(scale_top, level)),
             golden=None,
             qrels=FileFingerprint(name=as_text(path.name), sha256=qrels.sha256),
         )
 
+    def with_scale(self, *, max_grade: int | None = None, relevance_level: int | None = None) -> ScoringSource:
+        """The golden set's scale with its top grade and/or relevance threshold replaced (what is
+        not given stays the golden set's own)."""
+        if max_grade is None and relevance_level is None:
+            return self
+        scale = self.info.scale
+        _check_top(int(self.labels.value.max(initial=0)), max_grade, self.info.name)
+        level = relevance_level if relevance_level is not None else scale.relevance_threshold
+        if max_grade is None:
+            new = _scale(scale.max_grade, level, levels=scale)
+        else:
+            new = _scale(max_grade, level, levels=scale if max_grade == scale.max_grade else None)
+        return replace(self, info=self.info.model_copy(update={"scale": new}))
+
+
+def _check_top(top: int, max_grade: int | None, where: str) -> None:
+    if max_grade is not None and top > max_grade:
+        raise UsageError(f"{where} holds grade {top}, above --max-grade {max_grade}", f"give --max-grade {top} or more")
+
+
+def _scale(top: int, level: int, *, levels: GradeScale | None = None) -> GradeScale:
+    """A grade scale 0..top relevant from `level` (the named levels of `levels` when given)."""
+    if not 1 <= level <= top:
+        raise UsageError(
+            f"--relevance-level {level} is outside the scale's grades 1..{top}",
+            "give a relevance level between 1 and the top grade (--max-grade)",
+        )
+    if levels is not None:
+        return GradeScale(levels=levels.levels, relevance_threshold=level)
+    return GradeScale.from_max(top, level)
+
 
 def choose_source(
-    open_store: Callable[[], Store], *, golden: Path | None, qrels: Path | None, verify: bool = True
+    open_store: Callable[[], Store],
+    *,
+    golden: Path | None,
+    qrels: Path | None,
+    verify: bool = True,
+    max_grade: int | None = None,
+    relevance_level: int | None = None,
 ) -> ScoringSource:
-    """--qrels FILE, --golden FOLDER, or else the store (opened only then)."""
+    """--qrels FILE, --golden FOLDER, or else the store (opened only then); `max_grade` and
+    `relevance_level` (--max-grade, --relevance-level: trec_eval's -l) replace the scale's top
+    grade and relevance threshold (a qrels file's defaults: its top grade, 1; a golden set's: its own)."""
     if golden and qrels:
         raise UsageError("give --golden or --qrels, not both", "--golden scores against a frozen version")
     if qrels:
-        return ScoringSource.from_qrels(qrels)
-    if golden:
-        return ScoringSource.from_version(golden, check=verify)
-    return ScoringSource.from_store(open_store())
+        return ScoringSource.from_qrels(qrels, max_grade=max_grade, relevance_level=relevance_level)
+    source = ScoringSource.from_version(golden, check=verify) if golden else ScoringSource.from_store(open_store())
+    return source.with_scale(max_grade=max_grade, relevance_level=relevance_level)
 
 
 @dataclass(frozen=True)
@@ -122,6 +169,8 @@ class ScoringPlan:
     keep_unlabeled: bool = False
     """Score the golden-set queries with no label as 0 (`--keep-unlabeled-queries`); by default
     they are left out of the means and counted, as trec_eval leaves out queries its qrels lack."""
+    reference: str = "trec_eval"
+    """Whose rules the measures follow where trec_eval versions differ: trec_eval (10) or pytrec_eval."""
 
 
 def canonical(names: str | Sequence[str]) -> list[str]:
@@ -144,10 +193,12 @@ def plan(
     extra: Sequence[str] = (),
     score_precision: str = "float64",
     keep_unlabeled: bool = False,
+    reference: str = "trec_eval",
 ) -> ScoringPlan:
     """The measures (--metrics, else the profile's, else the defaults; `extra` appended), and the
     queries and weights (the profile's strata only, when a profile is chosen); `keep_unlabeled`
-    as `ScoringPlan`'s."""
+    as `ScoringPlan`'s. With `reference` pytrec_eval, a measure trec_eval 9 computes otherwise
+    than 10 follows trec_eval 9 (`IPrec@0.1` is `IPrec(trec_eval=9)@0.1`)."""
     strata_filter: list[str] | None = None
     chosen: Sequence[str] = DEFAULT_METRICS
     if profile is not None:
@@ -156,7 +207,7 @@ def plan(
             known = ", ".join(sorted(found)) or "none"
             raise UsageError(f"no scoring profile {profile!r} in this golden set", f"profiles: {known}")
         chosen, strata_filter = found[profile].metrics, found[profile].strata
-    names = merge(metrics if metrics else list(chosen), extra)
+    names = reference_names(merge(metrics if metrics else list(chosen), extra), reference)
     queries = source.queries
     weights = {s.name: s.weight for s in source.info.strata}
     outside: frozenset[str] = frozenset()
@@ -166,6 +217,11 @@ def plan(
         queries = kept
         weights = {s: w for s, w in weights.items() if s in strata_filter}
     return ScoringPlan(
-        metrics=names, queries=queries, weights=weights, outside=outside, score_precision=score_precision,
+        metrics=names,
+        queries=queries,
+        weights=weights,
+        outside=outside,
+        score_precision=score_precision,
         keep_unlabeled=keep_unlabeled,
-    )  # fmt: skip
+        reference=reference,
+    )
