@@ -4,7 +4,8 @@
 Every line is trec_eval's `%-22s\\t%s\\t%6.4f` (`%ld` for the counts `num_*`): per query (with
 --per-query), queries in byte order, then the `all` rows, which start with `runid` and `num_q`.
 Measures come in trec_eval's own order (the order of its measure table, cutoffs ascending),
-whatever order they were asked in; counts sum over queries in the `all` rows, as trec_eval's do.
+whatever order they were asked in; counts sum over queries in the `all` rows, as trec_eval's do,
+and the geometric means (`gm_map`, `gm_bpref`) appear in the `all` rows only.
 Measures trec_eval does not compute follow, under qrelkit's name, in the order asked.
 
 The caller maps each canonical measure name to trec_eval's (`names`): rendering knows trec_eval's
@@ -28,6 +29,9 @@ TREC_EVAL_ORDER = (
 
 COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
 """Measures trec_eval prints as integers (`%ld`) and sums, not averages, over queries."""
+
+SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
+"""Measures trec_eval prints in the `all` rows only, never per query (its geometric means)."""
 
 _PARAMETER = re.compile(r"^(?P<base>.+?)_(?P<value>\d+(?:\.\d+)?)$")
 
@@ -71,7 +75,11 @@ def trec_eval_text(rep: ScoreReport, names: Mapping[str, str], runid: str, *, pe
     if per_query and rep.per_query:
         for qid in sorted(rep.per_query, key=lambda q: q.encode()):
             values = rep.per_query[qid]
-            out += [line(printed, qid, values[m].value) for m, printed in columns if m in values]
+            out += [
+                line(printed, qid, values[m].value)
+                for m, printed in columns
+                if m in values and printed not in SUMMARY_ONLY
+            ]
     out.append(line("runid", "all", runid))
     out.append(line("num_q", "all", rep.queries.evaluated))
     for metric, printed in columns:
