@@ -17,7 +17,7 @@ OUT = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
 
 IR_MEASURES = {
     "P", "R", "Success", "RR", "nDCG", "AP", "Rprec", "Judged", "NumRet", "NumRel", "NumRelRet", "NumQ",
-    "SetP", "SetR", "SetF", "Bpref", "infAP", "IPrec", "ERR", "RBP",
+    "SetP", "SetR", "SetF", "Bpref", "infAP", "IPrec", "ERR", "RBP", "SetAP",
 }  # fmt: skip
 """Families ir_measures' registry has under the same name (ir_measures/measures/__init__.py)."""
 
@@ -59,6 +59,13 @@ PEERS = {
     "ir_measures' `Judged@k` counts it as judged (it is present in the qrels), so the two differ "
     "on qrels with -1 grades. Nor is it 1 - trec_eval's `unj_k`, which pads a run shorter than k "
     "with judged documents. `Judged` without a cutoff is over all retrieved documents, as ir_measures'.",
+    "Unjudged": "trec_eval's `unj_k` (and `rbp_resid`) count a document graded -1 as unjudged, as qrelkit "
+    "does; `Unjudged@k` divides by k, `Judged@k` by the documents retrieved in the top k, so the two "
+    "add up to 1 only when k documents are retrieved.",
+    "RBPResid": "trec_eval's `rbp_resid` is 0 for a run without unlabeled documents, even though the ranks "
+    "past its end leave p^n open (that part is in `RBP`'s upper bound); ir_measures has no residual.",
+    "RnDCG": "As trec_eval, the run's end is an averaging point only when the run is longer than the last "
+    "positive ideal rank plus one.",
     "NumQ": "Counts every evaluated query, those missing from the run included (trec_eval -c); "
     "ir_measures' `NumQ` counts the queries it averages over differently (its sum can be smaller).",
 }
@@ -119,7 +126,8 @@ def _ir_measures(spec: MeasureSpec) -> str:
 
 
 def _written(spec: MeasureSpec) -> str:
-    at = "@x, a recall level in [0, 1]" if takes_level(spec) else "@k"
+    level = "a recall level in [0, 1]" if spec.max_level == 1 else f"a level in [0, {spec.max_level:g}]"
+    at = f"@x, {level}" if takes_level(spec) else "@k"
     rule = {CutoffRule.REQUIRED: f"needs {at}", CutoffRule.OPTIONAL: f"{at} optional"}
     forbidden = "takes no cutoff" + (f" (its cutoff is {spec.implied_cutoff})" if spec.implied_cutoff else "")
     return rule.get(spec.cutoff, forbidden)
@@ -137,6 +145,8 @@ def _family(spec: MeasureSpec) -> str:
         f"- **coverage**: {spec.coverage}",
         f"- **bounds**: {spec.bounds}",
     ]
+    if spec.aggregate != "mean":
+        rows.append(f"- **mean over queries**: {spec.aggregate}")
     if spec.family in PEERS:
         rows.append(f"- **differs from peers**: {PEERS[spec.family]}")
     return "\n".join(rows) + "\n"

@@ -4,7 +4,8 @@
 Every line is trec_eval's `%-22s\\t%s\\t%6.4f` (`%ld` for the counts `num_*`): per query (with
 --per-query), queries in byte order, then the `all` rows, which start with `runid` and `num_q`.
 Measures come in trec_eval's own order (the order of its measure table, cutoffs ascending),
-whatever order they were asked in; counts sum over queries in the `all` rows, as trec_eval's do.
+whatever order they were asked in; counts sum over queries in the `all` rows, as trec_eval's do,
+and the geometric means (`gm_map`, `gm_bpref`) appear in the `all` rows only.
 Measures trec_eval does not compute follow, under qrelkit's name, in the order asked.
 
 The caller maps each canonical measure name to trec_eval's (`names`): rendering knows trec_eval's
@@ -28,6 +29,9 @@ TREC_EVAL_ORDER = (
 
 COUNTS = frozenset({"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"})
 """Measures trec_eval prints as integers (`%ld`) and sums, not averages, over queries."""
+
+SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
+"""Measures trec_eval prints in the `all` rows only, never per query (its geometric means)."""
 
 _PARAMETER = re.compile(r"^(?P<base>.+?)_(?P<value>\d+(?:\.\d+)?)$")
 
@@ -56,18 +60,26 @@ def line(name: str, qid: str, value: float | str) -> str:
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"
 
 
-def _all_value(rep: ScoreReport, metric: str, count: bool) -> float | None:
+MIN_GEO_MEAN = 0.00001
+"""trec_eval's floor under a value before its logarithm (`gm_map`, `gm_bpref`)."""
+
+
+def _all_value(rep: ScoreReport, metric: str, count: bool, geometric: bool = False) -> float | None:
     """A measure's `all` value as trec_eval computes it: the per-query values added one by one in
     query order (byte order, as trec_eval sorts them), then divided by the number of queries
-    (counts: the sum itself); from the report's mean when it holds no per-query values."""
+    (counts: the sum itself; the geometric means: the logs of the values, at least MIN_GEO_MEAN,
+    then exp); from the report's mean when it holds no per-query values."""
     if rep.per_query:
         total, n = 0.0, 0
         for qid in sorted(rep.per_query, key=lambda q: q.encode()):
             if metric in rep.per_query[qid]:
-                total += rep.per_query[qid][metric].value  # one by one: the last digit as trec_eval's
+                value = rep.per_query[qid][metric].value
+                total += math.log(max(value, MIN_GEO_MEAN)) if geometric else value  # one by one, as trec_eval
                 n += 1
         if count:
             return total
+        if geometric:
+            return math.exp(total / n) if n else None
         return total / n if n else None
     mean = rep.metrics[metric].mean
     if math.isnan(mean):
@@ -84,11 +96,15 @@ def trec_eval_text(rep: ScoreReport, names: Mapping[str, str], runid: str, *, pe
     if per_query and rep.per_query:
         for qid in sorted(rep.per_query, key=lambda q: q.encode()):
             values = rep.per_query[qid]
-            out += [line(printed, qid, values[m].value) for m, printed in columns if m in values]
+            out += [
+                line(printed, qid, values[m].value)
+                for m, printed in columns
+                if m in values and printed not in SUMMARY_ONLY
+            ]
     out.append(line("runid", "all", runid))
     out.append(line("num_q", "all", rep.queries.evaluated))
     for metric, printed in columns:
-        value = _all_value(rep, metric, printed in COUNTS)
+        value = _all_value(rep, metric, printed in COUNTS, printed in SUMMARY_ONLY)
         out.append(line(printed, "all", "n/a" if value is None or math.isnan(value) else value))
     return "".join(out)
 

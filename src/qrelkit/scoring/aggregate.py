@@ -56,10 +56,23 @@ def t975(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
-def summarize(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
+GEOMETRIC_FLOOR = 0.00001
+"""trec_eval's MIN_GEO_MEAN: a value below it counts as it in a geometric mean (so 0 stays finite)."""
+
+
+def geometric_mean(values: npt.NDArray[np.float64]) -> float:
+    """trec_eval's gm_*: exp(mean(log(max(v, 0.00001))))."""
+    return float(np.exp(np.log(np.maximum(values, GEOMETRIC_FLOOR)).mean()))
+
+
+def summarize(scores: Scores, rows: npt.NDArray[np.int64], aggregate: str = "mean") -> Summary:
     """Macro mean, sample SD, SE and a Student-t 95% interval clipped to [0, 1] (to [0, inf) when
-    a value exceeds 1: a count); over zero queries all NaN (null in JSON, n/a in tables), with no
-    coverage and no bounds."""
+    a value exceeds 1: a count; unclipped below 0 when a value is negative); over zero queries all
+    NaN (null in JSON, n/a in tables), with no coverage and no bounds. `aggregate="geometric"`
+    (`MeasureSpec.aggregate`) takes the mean, SD, SE and interval on the log scale, as
+    `geometric_mean`, and gives the mean and its interval back on the value scale."""
+    if aggregate == "geometric":
+        return _geometric(scores, rows)
     values = scores.value[rows]
     n = len(values)
     if n == 0:
@@ -77,12 +90,38 @@ def summarize(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
         sd=sd,
         se=se,
         # clipped to the measure's range: [0, 1], or [0, inf) for counts (NumRet, NumRel, ...)
-        ci95=(max(0.0, mean - half), mean + half if values.max() > 1 else min(1.0, mean + half)),
+        ci95=(
+            mean - half if values.min() < 0 else max(0.0, mean - half),
+            mean + half if values.max() > 1 else min(1.0, mean + half),
+        ),
         coverage=float(cov.mean()) if len(cov) else None,
         bounds=None
         if np.isnan(scores.low[rows]).any()
         else (float(scores.low[rows].mean()), float(scores.high[rows].mean())),
         exact=bool(scores.exact[rows].all()),
+    )
+
+
+def _geometric(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
+    """`summarize` on the log scale (values floored at `GEOMETRIC_FLOOR`), the mean, interval and
+    bounds taken back to the value scale."""
+    on_logs = Scores(
+        value=np.log(np.maximum(scores.value[rows], GEOMETRIC_FLOOR)),
+        coverage=scores.coverage[rows],
+        low=scores.low[rows],
+        high=scores.high[rows],
+        exact=scores.exact[rows],
+    )
+    summary = summarize(on_logs, np.arange(len(rows), dtype=np.int64))
+    if summary.n == 0:
+        return summary
+    low, high = scores.low[rows], scores.high[rows]
+    return summary.model_copy(
+        update={
+            "mean": math.exp(summary.mean),
+            "ci95": (math.exp(summary.ci95[0]), min(1.0, math.exp(summary.ci95[1]))),
+            "bounds": None if np.isnan(low).any() else (geometric_mean(low), geometric_mean(high)),
+        }
     )
 
 

@@ -23,7 +23,7 @@ from ..models import (
     QueryScore,
     ScoreReport,
 )
-from .aggregate import strata_rows, summarize, weighted_mean
+from .aggregate import geometric_mean, strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
 from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure, parse_measure, parse_measures
@@ -68,8 +68,9 @@ class Evaluation:
         }
 
     def means(self) -> dict[str, float]:
-        """Each measure's macro mean; NaN over zero queries (as ir_measures), never 0."""
-        return {m.name: float(self.scores[m.name].value.mean()) if self.query_ids else math.nan for m in self.measures}
+        """Each measure's macro mean (geometric for the gm_* families, `MeasureSpec.aggregate`); NaN over
+        zero queries (as ir_measures), never 0."""
+        return {m.name: _mean(self.scores[m.name].value, m.spec.aggregate) for m in self.measures}
 
     def counts(self) -> QueryCounts:
         r = self.ranked
@@ -97,8 +98,8 @@ class Evaluation:
         metrics: dict[str, MetricReport] = {}
         for m in self.measures:
             scores = self.scores[m.name]
-            by_stratum = {s: summarize(scores, rows) for s, rows in groups.items()}
-            overall = summarize(scores, all_rows)
+            by_stratum = {s: summarize(scores, rows, m.spec.aggregate) for s, rows in groups.items()}
+            overall = summarize(scores, all_rows, m.spec.aggregate)
             metrics[m.name] = MetricReport(
                 **overall.model_dump(),
                 weighted_mean=weighted_mean(by_stratum, self.weights or dict.fromkeys(groups, 1.0)),
@@ -128,6 +129,12 @@ class Evaluation:
             missing_from_run=self.missing_from_run() if per_query else None,
             unlabeled_queries=list(self.unlabeled) if per_query else None,
         )
+
+
+def _mean(values: npt.NDArray[np.float64], aggregate: str) -> float:
+    if len(values) == 0:
+        return math.nan
+    return geometric_mean(values) if aggregate == "geometric" else float(values.mean())
 
 
 def _pair(low: float, high: float) -> tuple[float, float] | None:

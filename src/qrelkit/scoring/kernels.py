@@ -31,7 +31,8 @@ outside them: it is an estimate, not a completion).
 
 `KERNELS` maps each family declared in `measures.SPECS` to its value function, its
 value-with-bounds function and its coverage window; `compute` looks the family up there. The
-count, set and judged-only families are in `kernels_sets`, DCG, ERR and RBP in `kernels_graded`.
+count, set and judged-only families are in `kernels_sets`, DCG, ERR and RBP in `kernels_graded`,
+the rest of trec_eval's `all_trec` in `kernels_trec`.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ from .kernel_base import (
 from .kernel_base import window as _window
 from .kernels_graded import KERNELS as GRADED_KERNELS
 from .kernels_sets import KERNELS as SET_KERNELS
+from .kernels_trec import GEOMETRIC_TWINS
+from .kernels_trec import KERNELS as TREC_KERNELS
 from .measures import Measure
 
 NDCG_EXACT_LIMIT = 4096
@@ -363,5 +366,7 @@ KERNELS: Mapping[str, Kernel] = {
     "Judged": Kernel(lambda r, m, _t: judged(r, m.cutoff)[0], lambda r, m, _t: _exact(*judged(r, m.cutoff))),
     **SET_KERNELS,
     **GRADED_KERNELS,
+    **TREC_KERNELS,
 }
+KERNELS = {**KERNELS, **{twin: KERNELS[of] for twin, of in GEOMETRIC_TWINS.items()}}
 """Family -> its kernel: the one dispatch on family (`measures.SPECS` declares the families)."""

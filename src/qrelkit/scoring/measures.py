@@ -81,6 +81,11 @@ class MeasureSpec:
     the labeled fraction of them)."""
     bounds: str = "exact: the extremes over every labeling of the unlabeled documents in the window"
     """What its bounds are, or why it has none."""
+    aggregate: str = "mean"
+    """How per-query values make the mean over queries: `mean` (arithmetic) or `geometric`
+    (trec_eval's gm_*: exp(mean(log(max(v, 0.00001)))), see `aggregate.summarize`)."""
+    max_level: float = 1.0
+    """The largest `@x` of a family whose `@x` is a level, not a cutoff (IPrec: recall 0..1)."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -269,6 +274,137 @@ SPECS: Mapping[str, MeasureSpec] = {
             params=(REL, PERSISTENCE, GRADED, JUDGED_ONLY),
             bounds="[RBP, RBP + residual]: the weight of the unlabeled documents retrieved plus that of the ranks"
             " past the end of the run (up to k), as rbp_eval reports",
+        ),
+        # -- the rest of trec_eval's all_trec (kernels_trec) --
+        MeasureSpec(
+            "GMAP",
+            "AP per query; the mean over queries is geometric, exp(mean(log(max(AP, 0.00001)))), as trec_eval"
+            " (sd, se and the interval on the log scale; trec_eval prints it in the `all` row only)",
+            "gm_map",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            aggregate="geometric",
+            bounds="exact per query, as AP; the mean's bounds are the geometric means of the query bounds",
+        ),
+        MeasureSpec(
+            "GMBpref",
+            "Bpref per query; the mean over queries is geometric, as GMAP",
+            "gm_bpref",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+            aggregate="geometric",
+            bounds="none, as Bpref",
+        ),
+        MeasureSpec(
+            "RprecMult",
+            "precision at rank trunc(x R + 0.9), x a multiple of R (RprecMult@0.2 .. @2.0: trec_eval's"
+            " default Rprec_mult levels)",
+            "Rprec_mult_x",
+            cutoff=CutoffRule.REQUIRED,
+            params=_BINARY,
+            coverage=_WHOLE + " (R moves with every label)",
+            max_level=1000.0,
+        ),
+        MeasureSpec(
+            "Utility",
+            "trec_eval's set utility with its default coefficients 1, -1, 0, 0: relevant retrieved minus"
+            " the other documents retrieved",
+            "utility",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "BinG",
+            "trec_eval's binary G: over relevant retrieved documents, 1 / log2(2 + documents not relevant"
+            " above it), divided by R",
+            "binG",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+            bounds="none: a document made relevant raises R and lifts the term of every relevant one below it,"
+            " so neither uniform completion is extreme",
+        ),
+        MeasureSpec(
+            "G",
+            "trec_eval's G: Σ gain / log2(2 + Σ max(ideal gain, 1) - Σ run gain, both to that rank), over"
+            " the ideal list's total gain; gain = grade",
+            "G",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=(JUDGED_ONLY,),
+            coverage=_WHOLE,
+            bounds="none: every label changes the ideal gains that each later rank is discounted by",
+        ),
+        MeasureSpec(
+            "nDCGRel",
+            "trec_eval's ndcg_rel: nDCG at the rank of each retrieved document of positive gain, and the"
+            " whole run's nDCG for each one not retrieved, averaged over those documents; gain = grade",
+            "ndcg_rel",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=(JUDGED_ONLY,),
+            coverage=_WHOLE,
+            bounds="none: a label adds or moves an averaging point and changes the ideal list at once",
+        ),
+        MeasureSpec(
+            "RnDCG",
+            "trec_eval's Rndcg: nDCG averaged at the ranks where the ideal list's gain drops (and at the run's"
+            " end when it runs more than one past the last positive ideal rank); 0 when R is 0; gain = grade",
+            "Rndcg",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=(REL, JUDGED_ONLY),
+            coverage=_WHOLE,
+            bounds="none: a label moves the ranks nDCG is averaged at",
+        ),
+        MeasureSpec(
+            "RelP",
+            "relative precision at k: relevant in the top k / min(k, R) (precision up to R, recall past it)",
+            "relative_P_k",
+            cutoff=CutoffRule.REQUIRED,
+            params=_BINARY,
+            coverage=_WHOLE + " (a relevant document below k raises R)",
+        ),
+        MeasureSpec(
+            "SetRelP",
+            "relative set precision: relevant retrieved / min(retrieved, R) (ir_measures SetP(relative=True))",
+            "set_relative_P",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "SetAP",
+            "unranked AP: relevant retrieved^2 / (retrieved x R) = SetP x SetR",
+            "set_map",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=_BINARY,
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "NumNonRelJudgedRet",
+            "labeled documents retrieved below the threshold (trec_eval's `all` row sums the counts)",
+            "num_nonrel_judged_ret",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=(REL,),
+            coverage=_WHOLE,
+        ),
+        MeasureSpec(
+            "RBPResid",
+            "trec_eval's RBP residual: p^n + (1 - p) Σ p^(rank-1) over the unlabeled documents retrieved, n"
+            " the documents retrieved, 0 when none is unlabeled; p = 0.9 unless given",
+            "rbp_resid",
+            cutoff=CutoffRule.FORBIDDEN,
+            params=(PERSISTENCE,),
+            coverage=_WHOLE,
+            bounds="none: it measures what the labels leave open; every completed labeling makes it 0",
+        ),
+        MeasureSpec(
+            "Unjudged",
+            "fraction of the top k that is unlabeled, over k (a run shorter than k is padded with judged"
+            " documents, as trec_eval's unj)",
+            "unj_k",
+            cutoff=CutoffRule.REQUIRED,
+            bounds="none: it measures the labeling itself; every completed labeling makes it 0",
         ),
     )
 }

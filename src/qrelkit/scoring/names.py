@@ -261,7 +261,7 @@ def _parse_trec(spelled: str) -> Measure | None:
         if found is None:
             continue
         if t.slot == "x":
-            return t.measure(level=_level(found.group(1), spelled), spelled=spelled)
+            return t.measure(level=_level(found.group(1), spelled, t.spec.max_level), spelled=spelled)
         cutoff = int(found.group(1))
         _check_cutoff(t.spec, cutoff, spelled)
         return t.measure(cutoff, spelled=spelled)
@@ -285,13 +285,14 @@ def _check_cutoff(spec: MeasureSpec, cutoff: int | None, spelled: str) -> None:
         raise ScoringError(f"{spec.family} takes no cutoff{because}", HINT)
 
 
-def _level(text: str, spelled: str) -> float:
+def _level(text: str, spelled: str, top: float = 1.0) -> float:
     try:
         level = float(text)
     except ValueError:
         level = -1.0
-    if not 0 <= level <= 1:
-        raise ScoringError(f"{spelled}: the recall level must be between 0 and 1", HINT)
+    if not 0 <= level <= top:
+        what = "the recall level" if top == 1.0 else "the level"
+        raise ScoringError(f"{spelled}: {what} must be between 0 and {top:g}", HINT)
     return level
 
 
@@ -359,7 +360,7 @@ def parse_measure(text: str) -> Measure:
     if takes_level(spec) and not at and spec.cutoff is CutoffRule.REQUIRED:
         raise ScoringError(f"{spelled} needs a recall level, e.g. {spec.family}@0.1", HINT)
     if at and takes_level(spec):
-        return Measure(spec.family, **{**given, "level": _level(at, spelled)}, spelled=spelled)  # type: ignore[arg-type]
+        return Measure(spec.family, **{**given, "level": _level(at, spelled, spec.max_level)}, spelled=spelled)  # type: ignore[arg-type]
     if at and not at.isdigit():
         raise ScoringError(f"{spelled}: the cutoff must be a whole number", HINT)
     cutoff = int(at) if at else None
