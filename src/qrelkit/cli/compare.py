@@ -9,6 +9,7 @@ from typing import Literal
 import click
 from rich.text import Text
 
+from ..formats.trec import RunFormat
 from ..models import CORRECTIONS, Comparison, Correction, Leaderboard
 from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
@@ -22,6 +23,7 @@ from ._common import (
     open_store,
     options,
     out_option,
+    run_format_option,
     seed_option,
     source_options,
     store_opener,
@@ -113,6 +115,7 @@ OPTIONS = options(
     click.option("--leaderboard", "as_leaderboard", is_flag=True, help="A leaderboard even for two inputs."),
     DELTA_OPTION,
     click.option("--save", is_flag=True, help="Keep a two-run comparison in the store (the TUI dashboard shows it)."),
+    run_format_option,
 )
 
 
@@ -140,18 +143,21 @@ def compare(
     as_leaderboard: bool,
     delta: float | None,
     save: bool,
+    run_format: RunFormat,
 ) -> None:
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, headline=headline, recall=recall, resamples=resamples, seed=seed,
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
-        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta,
+        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, run_format=run_format,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     if save and (len(inputs) > 2 or opts.leaderboard):
         raise click.UsageError("--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE")
     outcome = workflow.compare_any(inputs, opts, store_opener(ctx))
+    for note in outcome.notes:
+        err.print(Text.assemble(("note:", "bold"), " ", data(note)))
     if isinstance(outcome, workflow.LeaderboardOutcome):
         board = outcome.leaderboard
         if save:
@@ -227,6 +233,7 @@ tell" on this set.
     _resamples("Resamples of the pairwise tests (discriminative power)."),
     seed_option("Seed of the resampling."),
     click.option("--allow-mismatch", is_flag=True, help="Go on over the queries every report holds."),
+    run_format_option,
 )  # fmt: skip
 @click.pass_context
 def sensitivity(
@@ -243,12 +250,13 @@ def sensitivity(
     resamples: int,
     seed: int,
     allow_mismatch: bool,
+    run_format: RunFormat,
 ) -> None:
     from ..render import leaderboard as lb
 
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
-        golden=golden, qrels=qrels, verify=verify, delta=delta,
+        golden=golden, qrels=qrels, verify=verify, delta=delta, run_format=run_format,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     rep = workflow.sensitivity(inputs, opts, store_opener(ctx))

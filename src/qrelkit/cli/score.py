@@ -7,12 +7,23 @@ from pathlib import Path
 import click
 from rich.text import Text
 
+from ..formats.trec import RunFormat
 from ..models import ScoreReport
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
 from ..workflows import scoring, sources
-from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
+from ._common import (
+    check_out,
+    emit,
+    err,
+    open_store,
+    options,
+    out_option,
+    run_format_option,
+    source_options,
+    store_opener,
+)
 
 HELP = """Score RUNS (TREC run files, or JSON Lines: .jsonl / .ndjson) with coverage and bounds,
 against the store by default.
@@ -90,6 +101,7 @@ NAMES_OPTION = click.option(
     out_option,
     click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower)."),
     click.option("--save", is_flag=True, help="Keep the reports in the store (the TUI dashboard shows the latest)."),
+    run_format_option,
 )
 @click.pass_context
 def score(
@@ -108,12 +120,13 @@ def score(
     out_path: Path | None,
     bounds: bool,
     save: bool,
+    run_format: RunFormat,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
     source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify)
     extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
     chosen = sources.plan(source, metrics=metrics, profile=profile, extra=extra, score_precision=score_precision)
-    reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds)
+    reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds, run_format=run_format)
     _emit(reports, runs, fmt, naming, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:
         from .reports import save_and_say
