@@ -38,8 +38,10 @@ Measures (ir_measures names, trec_eval semantics; reports use the canonical name
   Every family, its names and semantics: docs/measures.md.
 
 Ties are broken by score, then document id descending (byte order); the rank column is
-ignored. The golden set's queries are evaluated: a query missing from the run scores 0,
-run-only queries are ignored, and the counts are reported. Unlabeled and skipped documents
+ignored (it must be an integer). A 3-field run whose third column runs 1..n within each query
+is MS MARCO's qid pid rank, ranked by rank (the report says so; see --run-format). The golden
+set's queries are evaluated: a query missing from the run scores 0, run-only queries are
+ignored, and the counts are reported. Unlabeled and skipped documents
 count as not relevant for the value; coverage and bounds show what they leave open.
 
 \b

@@ -234,8 +234,9 @@ def _arrow_tokens(data: bytes, buf: npt.NDArray[np.uint8], kind: str, layout: _L
     if not layout.compiled or np.count_nonzero(buf < 32) != np.count_nonzero(buf == 10):
         return None  # tabs, CR or control characters: the numpy tokeniser looks at them
     if kind == "run":
-        ranks = () if layout.rank_field is None else (layout.rank_field,)
-        split = _arrow.split(data, layout.nfields, (0, layout.doc_field, *ranks), layout.value_field)
+        integer = layout.rank_field if b"0x" not in data and b"0X" not in data else None  # pyarrow takes hex
+        ranks = () if layout.rank_field is None or integer is not None else (layout.rank_field,)
+        split = _arrow.split(data, layout.nfields, (0, layout.doc_field, *ranks), layout.value_field, integer)
         if split is not None and layout.maybe_ranks and _integral(split.floats):
             return None  # maybe ranks: the numpy tokeniser looks at the digits themselves
         return split
@@ -260,7 +261,10 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
         return None  # an id may not start with `#` (the exact reader says so)
     if any(int((ends - starts).max(initial=0)) > MAX_ID_LENGTH for starts, ends in (q_span, d_span)):
         return None  # the exact reader names the over-long id
-    if layout.rank_field is not None and not _integer_tokens(*tokens[-1]):
+    rank_tokens = None  # pyarrow checked the ranks as it parsed them, unless it gave them as text
+    if layout.rank_field is not None:
+        rank_tokens = tokens[3] if arrow is None else tokens[2] if len(tokens) > 2 else None
+    if rank_tokens is not None and not _integer_tokens(*rank_tokens):
         return None  # a rank that is no integer (or a long one): the exact reader decides
     query, query_hash = _cut(q_buf, *q_span, hashed=True)
     if arrow is not None:  # distinct queries: one row per line
