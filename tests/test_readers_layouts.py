@@ -326,6 +326,8 @@ def test_score_says_it_read_ms_marco_ranks(run_cli: Cli) -> None:
     assert "read as MS MARCO ranks (qid pid rank)" in table.output
     report = one_report(run_cli("score", "--qrels", str(qrels), str(run), "--metrics", "RR", "--format", "json").output)
     assert report["run_read_as"] == "read as MS MARCO ranks (qid pid rank)"
+    csv = run_cli("score", "--qrels", str(qrels), str(run), "--metrics", "RR", "--format", "csv")
+    assert "note: dev.tsv: read as MS MARCO ranks (qid pid rank)" in csv.output  # on standard error
     assert report["metrics"]["RR"]["mean"] == pytest.approx((1 / 2 + 1 / 2) / 2)  # d3 at rank 2, d1 at rank 2
     as_scores = one_report(
         run_cli(

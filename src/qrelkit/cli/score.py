@@ -134,11 +134,15 @@ def score(
         from .reports import save_and_say
 
         save_and_say(open_store(ctx), reports)
-    if min_coverage is not None:
-        low = scoring.coverage_violations(reports, min_coverage)
-        if low:
-            err.print(Text.assemble((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low))))
-            ctx.exit(1)
+    _check_coverage(ctx, reports, min_coverage)
+
+
+def _check_coverage(ctx: click.Context, reports: list[ScoreReport], min_coverage: float | None) -> None:
+    """`--min-coverage`: exit 1, naming each metric under it."""
+    low = scoring.coverage_violations(reports, min_coverage) if min_coverage is not None else []
+    if low:
+        err.print(Text.assemble((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low))))
+        ctx.exit(1)
 
 
 def _emit(
@@ -170,6 +174,10 @@ def _emit(
         ),
         out_path,
     )
+    if fmt in ("trec", "csv", "trec_eval"):  # a table's notes and the JSON say it; these formats have no room
+        for r in reports:
+            if r.run_read_as:
+                err.print(Text.assemble(("note:", "bold"), " ", data(f"{r.fingerprint.run.name}: {r.run_read_as}")))
 
 
 COMMANDS = [score]

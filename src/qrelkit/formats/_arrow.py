@@ -66,13 +66,10 @@ def split(
     names = [f"f{i}" for i in range(nfields)]
     types: dict[str, Any] = {names[i]: pa.binary() for i in text_fields}
     types[names[text_fields[0]]] = pa.dictionary(pa.int32(), pa.binary())
-    wanted = [names[i] for i in text_fields]
-    if float_field is not None:
-        types[names[float_field]] = pa.float64()
-        wanted.append(names[float_field])
-    if int_field is not None:
-        types[names[int_field]] = pa.int64()
-        wanted.append(names[int_field])
+    for number, kind in ((float_field, pa.float64()), (int_field, pa.int64())):
+        if number is not None:
+            types[names[number]] = kind
+    wanted = [names[i] for i in (*text_fields, float_field, int_field) if i is not None]
     try:
         table = csv.read_csv(
             pa.py_buffer(data),
