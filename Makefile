@@ -66,6 +66,7 @@ bench-quick: $(STAMP)
 stress: $(STAMP)
 	rm -f benchmarks/reliability.log
 	QRELKIT_STRESS=1 QRELKIT_RELIABILITY_LOG=$(CURDIR)/benchmarks/reliability.log $(BIN)/pytest tests/reliability
+	QRELKIT_STRESS=1 $(BIN)/pytest tests/test_differential_ids.py
 	$(BIN)/python benchmarks/bench_large.py --json benchmarks/large.json
 
 # The judging-queue simulation (about a minute per traffic scenario): curves as JSON and SVG.

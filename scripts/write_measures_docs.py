@@ -58,7 +58,9 @@ GENERAL = """\
   nDCG and AP can differ from qrelkit's and trec_eval's.
 - **Queries**: the golden set's (or the qrels') queries are evaluated; one missing from the run
   scores 0 and counts in the mean (trec_eval `-c`, ir_measures); run-only queries are ignored.
-  trec_eval without `-c` averages over the queries the run has.
+  trec_eval without `-c` averages over the queries the run has. A golden-set query with no label
+  of any grade is left out and counted, as trec_eval leaves out queries its qrels lack
+  (`--keep-unlabeled-queries` scores it 0); one judged with grade 0 only stays in, at 0.
 - **Scores** are ranked as float64 (trec_eval 10); `--score-precision float32` ranks as
   pytrec_eval and trec_eval 9 do, where scores that differ past float32 precision tie.
 - **Zero queries**: a mean, SD or interval over no query is NaN in Python (ir_measures gives

@@ -151,3 +151,41 @@ def test_run_and_qrels_with_ids_of_different_widths_match(tmp_path: Path) -> Non
     ranked = rank_columns(qrels.columns, qrels.doc_hash, run.columns, run.doc_hash)
     assert ranked is not None
     assert ranked.grades[ranked.query_ids.index("q8")][0] == 1
+
+
+def _width_dependent_hash(chars: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
+    """The id hash as it was before issue 24: padding words changed it."""
+    words = chars.view("<u8")
+    h = words[:, 0] * np.uint64(0x9E3779B97F4A7C15)
+    for j in range(1, words.shape[1]):
+        h ^= (words[:, j] * np.uint64(0xC2B2AE3D27D4EB4F)) + np.uint64(j)
+    return np.asarray(h, dtype=np.uint64)
+
+
+def test_a_label_the_hash_misses_is_an_internal_error_not_a_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The join picks its rows by the ids' bytes: were the hash ever to depend on anything else
+    again, the missed label is found and no number is reported."""
+    from qrelkit.errors import InternalError
+    from qrelkit.formats import columns
+
+    monkeypatch.setattr(columns, "_word_hash", _width_dependent_hash)
+    qrels = trec_columns(b"q8 0 a 1\nq13 0 zz-nonrel 0\n", "qrels")
+    run = trec_columns(b"q8 Q0 a 1 3.25 r\n", "run")
+    assert qrels is not None and run is not None
+    assert qrels.doc_hash[0] != run.doc_hash[0]  # the broken hash really disagrees
+    with pytest.raises(InternalError, match="left 1 run row"):
+        rank_columns(qrels.columns, qrels.doc_hash, run.columns, run.doc_hash)
+
+
+def test_the_internal_error_exits_3_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from qrelkit.cli.app import cli
+    from qrelkit.formats import columns
+
+    monkeypatch.setattr(columns, "_word_hash", _width_dependent_hash)
+    (tmp_path / "q.txt").write_text("q8 0 a 1\nq13 0 zz-nonrel 0\n")
+    (tmp_path / "r.txt").write_text("q8 Q0 a 1 3.25 r\n")
+    result = CliRunner().invoke(cli, ["score", "--qrels", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")])
+    assert result.exit_code == 3
+    assert "left 1 run row" in result.output and "Traceback" not in result.output

@@ -206,7 +206,7 @@ def test_run_coverage_of_the_top_k_without_numpy() -> None:
 
 
 def _width(labels: dict[str, int], run: dict[str, float], name: str, max_grade: int) -> float:
-    ev = evaluate({"q": labels}, {"q": run}, name, max_grade=max_grade)
+    ev = evaluate({"q": labels}, {"q": run}, name, max_grade=max_grade, keep_unlabeled=True)  # no label: kept
     s = ev.scores[name]
     return float(s.high[0] - s.low[0])
 

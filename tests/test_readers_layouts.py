@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 from conftest import Cli, one_report
 from qrelkit.errors import InputError
-from qrelkit.formats import columns, exact_columns, runs, trec
+from qrelkit.formats import columns, runs, trec
 from qrelkit.formats.columns import trec_columns
 from qrelkit.formats.runs import read_run_file, read_run_records
 from qrelkit.formats.trec import RunFormat
+from thresholds import lowered
 
 Outcome = tuple[object, ...]
 
@@ -289,11 +290,9 @@ def test_fast_and_exact_agree_on_every_layout(
                 (q.encode(), d.encode(), v)
                 for q, d, v in want[1]  # type: ignore[union-attr]
             ]
-    with monkeypatch.context() as m:  # blocks of a line or two, pyarrow's tokeniser, small exact chunks
-        m.setattr(runs, "BLOCK", 16)
-        m.setattr(columns, "COMPILED_FROM", 0)
-        m.setattr(exact_columns, "CHUNK_ROWS", 2)
-        assert scored(path, run_format) == want
+    for compiled in (False, True):  # every threshold crossed: blocks of a line or two, small chunks, pyarrow
+        with lowered(compiled=compiled):
+            assert scored(path, run_format) == want
 
 
 def test_a_large_ms_marco_file_agrees_across_the_thresholds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

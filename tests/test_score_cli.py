@@ -36,6 +36,7 @@ def test_json_report_has_the_documented_keys_and_validates(run_cli: Cli) -> None
     assert set(report) >= {"fingerprint", "queries", "metrics", "per_query"}
     assert report["queries"] == {
         "evaluated": 3, "missing_from_run": 1, "run_only": 1, "no_relevant": 1, "outside_profile": 0,
+        "unlabeled": 0, "unlabeled_kept": False,
     }  # fmt: skip
     fp = report["fingerprint"]
     assert fp["qrels"]["name"] == "t.qrels" and fp["qrels"]["sha256"].startswith("sha256:")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 
+from conftest import Cli
 from qrelkit.models import FileFingerprint, Fingerprint, ScoreReport, ScoreReports
 from qrelkit.render.score import render_reports
 from qrelkit.scoring import evaluate
@@ -52,8 +53,9 @@ def test_tables_csv_and_trec_lines_say_n_a() -> None:
     assert "n/a" in table and "0.0000" not in table and "0.000–0.000" not in table
     assert render_reports([rep], "trec").splitlines() == ["AP\tall\tn/a", "P@5\tall\tn/a"]
     rows = render_reports([rep], "csv").splitlines()[1:]
-    # n, then mean, sd, se, ci_low, ci_high, coverage, bounds and weighted mean: all empty
-    assert rows == ["r,AP,all,0,,,,,,,,,", "r,P@5,all,0,,,,,,,,,"]
+    # n, then mean, sd, se, ci_low, ci_high, coverage, bounds and weighted mean: all empty; no query
+    # missing from the run, none without labels
+    assert rows == ["r,AP,all,0,,,,,,,,,,0,0", "r,P@5,all,0,,,,,,,,,,0,0"]
 
 
 def test_one_query_still_has_a_mean() -> None:
@@ -66,3 +68,11 @@ def test_one_query_still_has_a_mean() -> None:
 def test_the_python_means_over_zero_queries_are_nan() -> None:
     ev = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "AP,P@5", queries=[])
     assert all(math.isnan(v) for v in ev.means().values()) and set(ev.means()) == {"AP", "P@5"}
+
+
+def test_a_run_against_a_golden_set_without_queries_is_an_error_not_a_mean(run_cli: Cli) -> None:
+    run_cli("init")
+    result = run_cli("score", str(run_cli.write("r.run", "q1 Q0 d1 1 1.0 r\n")), ok=False)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "r.run shares no query with the golden set (run: 'q1', golden set: no query)" in result.output
+    assert "the golden set has no query yet: import queries first" in result.output

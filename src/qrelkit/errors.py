@@ -6,7 +6,8 @@
     │   └── StoreBusy   another process holds the store's write lock past the wait
     ├── ScoringError    a metric name, cutoff or run cannot be scored as asked
     ├── VersionError    a frozen version is missing, altered or not comparable
-    └── UsageError      a combination of options or arguments that cannot work
+    ├── UsageError      a combination of options or arguments that cannot work
+    └── InternalError   qrelkit caught itself computing something inconsistent (a bug, exit 3)
 
 The core raises; only the edges (`cli/`, `tui/`) turn these into messages and exit codes.
 """
@@ -63,3 +64,8 @@ class VersionError(QrelkitError):
 
 class UsageError(QrelkitError):
     """A combination of options or arguments that cannot work."""
+
+
+class InternalError(QrelkitError):
+    """A check inside qrelkit failed: what it computed is inconsistent, so it reports nothing rather
+    than a number that may be wrong. A bug; the edges exit with status 3."""

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import QrelkitError
+from ..errors import InternalError, QrelkitError
 from ._common import err, print_error, progress_bar
 
 COMMANDS = {
@@ -82,6 +82,9 @@ class QrelkitGroup(click.Group):
                 return super().invoke(ctx)
         except click.ClickException as exc:  # no such command, a bad option or value of a command
             raise refused(exc) from None
+        except InternalError as exc:  # a check caught a wrong result: nothing is reported
+            print_error(exc)
+            ctx.exit(3)
         except QrelkitError as exc:
             print_error(exc)
             ctx.exit(2)

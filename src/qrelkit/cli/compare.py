@@ -28,6 +28,7 @@ from ._common import (
     source_options,
     store_opener,
 )
+from .score import KEEP_UNLABELED_OPTION
 
 HELP = """Compare baseline A with candidate B (or with several candidates), paired over the same queries.
 
@@ -55,6 +56,10 @@ warning when unlabeled documents could reverse the delta. The diagnosis reads th
   upstream       both fall: analyzer, chunking, ingestion changed
   early_warning  recall falls, headline holds: an upstream problem is coming
   improved       nothing fell, something rose
+
+Runs are scored as `score` scores them: a query a run lacks scores 0 (each side's count is
+reported and its queries named), a golden-set query with no label is left out
+(--keep-unlabeled-queries: scored 0), a run that shares no query with the golden set is an error.
 
 Exit status: 0 compared (and every gate passed), 1 a gate failed, 2 bad input (a gate on a
 measure the reports do not both hold included).
@@ -89,6 +94,7 @@ OPTIONS = options(
     source_options,
     click.option("--metrics", help="Comma-separated measures (the two tiles are always added)."),
     PROFILE,
+    KEEP_UNLABELED_OPTION,
     click.option("--headline", default="nDCG@10", show_default=True, help="The headline tile."),
     click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth)."),
     click.option(
@@ -119,6 +125,9 @@ OPTIONS = options(
 )
 
 
+SAVE_LEADERBOARD = "--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE"
+
+
 @click.command(help=HELP)
 @OPTIONS
 @click.pass_context
@@ -130,6 +139,7 @@ def compare(
     verify: bool,
     metrics: str | None,
     profile: str | None,
+    keep_unlabeled: bool,
     headline: str,
     recall: str,
     fmt: CompareFormat,
@@ -150,20 +160,19 @@ def compare(
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
-        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, run_format=run_format,
+        leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, keep_unlabeled=keep_unlabeled,
+        run_format=run_format,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     if save and (len(inputs) > 2 or opts.leaderboard):
-        raise click.UsageError("--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE")
+        raise click.UsageError(SAVE_LEADERBOARD)
     outcome = workflow.compare_any(inputs, opts, store_opener(ctx))
     for note in outcome.notes:
         err.print(Text.assemble(("note:", "bold"), " ", data(note)))
     if isinstance(outcome, workflow.LeaderboardOutcome):
         board = outcome.leaderboard
         if save:
-            raise click.UsageError(
-                "--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE"
-            )
+            raise click.UsageError(SAVE_LEADERBOARD)
         emit(lambda width, color: render_leaderboard(board, fmt, width, color), out_path)
     else:
         c = outcome.comparison
@@ -227,6 +236,7 @@ tell" on this set.
     source_options,
     click.option("--metrics", help="Comma-separated measures (default: the default set)."),
     PROFILE,
+    KEEP_UNLABELED_OPTION,
     DELTA_OPTION,
     click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True),
     out_option,
@@ -244,6 +254,7 @@ def sensitivity(
     verify: bool,
     metrics: str | None,
     profile: str | None,
+    keep_unlabeled: bool,
     delta: float | None,
     fmt: str,
     out_path: Path | None,
@@ -256,7 +267,8 @@ def sensitivity(
 
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
-        golden=golden, qrels=qrels, verify=verify, delta=delta, run_format=run_format,
+        golden=golden, qrels=qrels, verify=verify, delta=delta, keep_unlabeled=keep_unlabeled,
+        run_format=run_format,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     rep = workflow.sensitivity(inputs, opts, store_opener(ctx))

@@ -38,11 +38,15 @@ Measures (ir_measures names, trec_eval semantics; reports use the canonical name
   Every family, its names and semantics: docs/measures.md.
 
 Ties are broken by score, then document id descending (byte order); the rank column is
-ignored (it must be an integer). A 3-field run whose third column runs 1..n within each query
+ignored (it must be an integer); a 3-field run whose third column runs 1..n within each query
 is MS MARCO's qid pid rank, ranked by rank (the report says so; see --run-format). The golden
-set's queries are evaluated: a query missing from the run scores 0, run-only queries are
-ignored, and the counts are reported. Unlabeled and skipped documents
-count as not relevant for the value; coverage and bounds show what they leave open.
+set's queries are evaluated: a query missing from the run scores 0 (trec_eval -c), run-only
+queries are ignored, and the counts are reported (per-query output marks the queries the run
+lacks). A golden-set query with no label at all is left out of the means, as trec_eval leaves
+out queries its qrels lack, and counted (--keep-unlabeled-queries scores it 0); a query whose
+labels are all grade 0 stays in. A run that shares no query id with the golden set is an
+error. Unlabeled and skipped documents count as not relevant for the value; coverage and
+bounds show what they leave open.
 
 \b
 Output: --format json writes one object {"reports": [...]} (one report per run), which
@@ -61,6 +65,13 @@ METRICS_OPTION = click.option(
     "--metrics",
     help=f"Comma- or space-separated measures, ir_measures or trec_eval names [default: {','.join(DEFAULT_METRICS)}].",
 )
+KEEP_UNLABELED_OPTION = click.option(
+    "--keep-unlabeled-queries",
+    "keep_unlabeled",
+    is_flag=True,
+    help="Score golden-set queries with no label as 0 (default: leave them out of the means, as trec_eval"
+    " leaves out queries its qrels lack; either way they are counted).",
+)
 FORMAT_OPTION = click.option(
     "--format",
     "fmt",
@@ -78,13 +89,13 @@ NAMES_OPTION = click.option(
 )
 
 
-@click.command(help=HELP)
-@options(
+OPTIONS = options(
     click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path)),
     source_options,
     METRICS_OPTION,
     click.option("--profile", help="Use a scoring profile's metrics and strata."),
     click.option("--per-query", is_flag=True, help="Include every query's value, coverage and bounds."),
+    KEEP_UNLABELED_OPTION,
     FORMAT_OPTION,
     NAMES_OPTION,
     click.option(
@@ -105,6 +116,10 @@ NAMES_OPTION = click.option(
     click.option("--save", is_flag=True, help="Keep the reports in the store (the TUI dashboard shows the latest)."),
     run_format_option,
 )
+
+
+@click.command(help=HELP)
+@OPTIONS
 @click.pass_context
 def score(
     ctx: click.Context,
@@ -115,6 +130,7 @@ def score(
     metrics: str | None,
     profile: str | None,
     per_query: bool,
+    keep_unlabeled: bool,
     fmt: ScoreFormat,
     naming: str,
     min_coverage: float | None,
@@ -127,7 +143,10 @@ def score(
     check_out(ctx, out_path, *runs, golden, qrels)
     source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify)
     extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
-    chosen = sources.plan(source, metrics=metrics, profile=profile, extra=extra, score_precision=score_precision)
+    chosen = sources.plan(
+        source, metrics=metrics, profile=profile, extra=extra, score_precision=score_precision,
+        keep_unlabeled=keep_unlabeled,
+    )  # fmt: skip
     reports = scoring.score_runs(source, runs, chosen, per_query=per_query, bounds=bounds, run_format=run_format)
     _emit(reports, runs, fmt, naming, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:

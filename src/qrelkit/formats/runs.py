@@ -81,7 +81,8 @@ def _first_key(head: bytes) -> tuple[str, bytes] | None:
 
 def file_kind(path: PathLike) -> FileKind:
     """By suffix (`.jsonl`, `.ndjson`), else by content: a file whose first line is a JSON object
-    with a `query_id` is JSON Lines, any other file starting with `{` one JSON object, the rest TREC."""
+    with a `query_id` is JSON Lines, any other file starting with `{` and then `"` or `}` one JSON
+    object, the rest TREC (a query id may start with `{`)."""
     return "jsonl" if is_jsonl(Path(path)) else kind_of(peek(path))
 
 
@@ -90,6 +91,8 @@ def kind_of(head: bytes) -> FileKind:
     start = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not start.startswith(b"{"):
         return "trec"
+    if start[1:].lstrip(b" \t\r")[:1] not in (b'"', b"}", b"\n", b""):
+        return "trec"  # `{ 0 d1 1`: a TREC line whose query id is `{` (a JSON object goes on with `"` or `}`)
     first = start.split(b"\n", 1)[0]
     try:
         obj = json.loads(first)

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from .domain import Direction, _Model, interval_direction
-from .reports import Comparison, Fingerprint
+from .reports import Comparison, Fingerprint, QueryCounts
 
 Correction = Literal["holm", "bonferroni", "tukey", "none"]
 """How the p-values of several candidates are corrected: Holm or Bonferroni over the paired
@@ -53,6 +53,10 @@ class LeaderboardRow(_Model):
     """Metric -> the run's cell."""
     missing_queries: list[str] = Field(default_factory=list)
     """Queries of the comparison this run's report has no value for (named, never paired)."""
+    missing_from_run: list[str] = Field(default_factory=list)
+    """Compared queries this run has no document for (scored 0, paired as 0)."""
+    queries: QueryCounts | None = None
+    """The run's report's query counts (missing from the run, run-only, unlabeled)."""
 
 
 class Sensitivity(_Model):

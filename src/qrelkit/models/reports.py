@@ -72,6 +72,12 @@ class QueryCounts(_Model):
     """Evaluated queries with no document at or above the relevance threshold."""
     outside_profile: int = 0
     """Run queries of the golden set left out because the scoring profile names other strata."""
+    unlabeled: int = 0
+    """Golden-set queries with no label of any grade (none in the qrels): left out of `evaluated`
+    and of every mean, as trec_eval leaves out queries its qrels lack; with `unlabeled_kept`
+    (`--keep-unlabeled-queries`), evaluated and scored 0 instead."""
+    unlabeled_kept: bool = False
+    """True: the `unlabeled` queries are among the evaluated ones, each scored 0."""
 
 
 class Summary(_Model):
@@ -119,6 +125,11 @@ class ScoreReport(_Model):
     run_read_as: str | None = None
     """How the run file was read when its lines hold no scores: `read as MS MARCO ranks (qid pid
     rank)` (ranked by rank, rank 1 first); null for scores."""
+    missing_from_run: list[str] | None = None
+    """With `per_query`: the evaluated queries the run has no document for (each scored 0)."""
+    unlabeled_queries: list[str] | None = None
+    """With `per_query`: the golden-set queries with no label (left out, or scored 0 in
+    `per_query` when `queries.unlabeled_kept`)."""
 
 
 class ScoreReports(_Model):
@@ -254,6 +265,13 @@ class Comparison(_Model):
     per_query: dict[str, dict[str, tuple[float, float]]] = Field(default_factory=dict)
     """Metric -> query -> (A, B) values."""
     query_strata: dict[str, str] = Field(default_factory=dict)
+    missing_a: list[str] = Field(default_factory=list)
+    """Paired queries the baseline's run has no document for (scored 0 on that side)."""
+    missing_b: list[str] = Field(default_factory=list)
+    """Paired queries the candidate's run has no document for (scored 0 on that side)."""
+    baseline_queries: QueryCounts | None = None
+    """The baseline report's query counts (missing from the run, run-only, unlabeled)."""
+    candidate_queries: QueryCounts | None = None
 
 
 class SavedReport(_Model):

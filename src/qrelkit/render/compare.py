@@ -8,6 +8,7 @@ from rich.text import Text
 
 from ..models import Comparison, StratumDelta
 from .html import evidence_note
+from .queries import missing_notes, paired_note, unlabeled_notes
 from .styles import DIAGNOSIS_STYLE, column, data, delta, interval, number
 
 TABLE_WIDTH = 120
@@ -18,7 +19,7 @@ def comparison_table(c: Comparison) -> RenderableType:
     style = DIAGNOSIS_STYLE[c.diagnosis]
     head = Text.assemble(
         ("A", "bold"), " ", data(c.baseline.run.name), "  vs  ", ("B", "bold"), " ", data(c.candidate.run.name),
-        f": {c.queries} queries paired, {c.resamples:,} resamples, seed {c.seed}",
+        f": {c.queries} queries paired ({paired_note(c)}), {c.resamples:,} resamples, seed {c.seed}",
     )  # fmt: skip
     diagnosis = Text.assemble((f"diagnosis: {c.diagnosis.value}", f"bold {style}"), "  ", data(c.diagnosis_text))
     table = Table("metric", "A", "B", "B - A", "95% CI", "p", "W/T/L", "weighted", "cov A", "cov B")
@@ -36,6 +37,8 @@ def comparison_table(c: Comparison) -> RenderableType:
             number(m.coverage_b),
         )
     parts: list[RenderableType] = [head, diagnosis, table]
+    parts += [data(note, "yellow") for note in missing_notes(c)]
+    parts += [data(note, "dim") for note in unlabeled_notes([("A", c.baseline_queries), ("B", c.candidate_queries)])]
     strata = sorted({s for m in c.metrics.values() for s in m.by_stratum})
     if len(strata) > 1:
         parts.append(_strata_table(c, strata))

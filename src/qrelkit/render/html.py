@@ -12,6 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from ..models import Comparison, Fingerprint, Leaderboard, MetricComparison
+from .queries import comparison_notes, paired_note
 from .styles import VERDICT, visible
 
 _CSS = """
@@ -169,9 +170,20 @@ def _tile(name: str, role: str, m: MetricComparison) -> str:
 </section>"""
 
 
+def _lacks(c: Comparison, q: str) -> str:
+    """`, not in B's run: scored 0` for a query a side's run lacks (empty for others)."""
+    sides = [s for s, missing in (("A", c.missing_a), ("B", c.missing_b)) if q in missing]
+    return f", not in {' or '.join(sides)}'s run: scored 0" if sides else ""
+
+
+MISSING_STROKE = "#9a6700"
+"""The outline of a bar whose query one run lacks (scored 0)."""
+
+
 def _delta_plot(c: Comparison, metric: str) -> str:
-    """Per-query B - A, sorted, one bar per query (its id and values on hover); the y-axis
-    labels carry their signs."""
+    """Per-query B - A, sorted, one bar per query (its id and values on hover; a query a run
+    lacks is outlined and says so); the y-axis labels carry their signs."""
+    lacking = set(c.missing_a) | set(c.missing_b)
     bars = sorted(((b - a, q, a, b) for q, (a, b) in c.per_query[metric].items()), key=lambda x: (x[0], x[1]))
     w, h, left, right = 480, 180, 48, 6
     top = max((abs(x[0]) for x in bars), default=0.0) or 1.0
@@ -193,10 +205,11 @@ def _delta_plot(c: Comparison, metric: str) -> str:
             height, y = 1.5, mid - 0.75
         else:
             y = mid - height if d > 0 else mid
-        title = f"{visible(q)}: {d:+.4f} (A {a:.4f} → B {b:.4f})"
+        title = f"{visible(q)}: {d:+.4f} (A {a:.4f} → B {b:.4f}{_lacks(c, q)})"
+        outline = f' stroke="{MISSING_STROKE}" stroke-width="1.5" stroke-dasharray="3 2"' if q in lacking else ""
         parts.append(
             f'<rect x="{left + i * bar:.2f}" y="{y:.2f}" width="{max(bar - 0.5, 0.5):.2f}" '
-            f'height="{height:.2f}" fill="{colour}"><title>{escape(title)}</title></rect>'
+            f'height="{height:.2f}" fill="{colour}"{outline}><title>{escape(title)}</title></rect>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -305,13 +318,19 @@ def _notes(c: Comparison) -> str:
         f"but differ on {x.queries_differ} of {x.n} queries.</p>"
         for x in c.collisions
     )
+    notes += "".join(f'<p class="warn">{_text(x)}</p>' for x in comparison_notes(c))
     return notes + "".join(f'<p class="warn">compared despite: {_text(x)}</p>' for x in c.mismatches)
 
 
 def _plots(c: Comparison) -> str:
     a_name, b_name = _text(c.baseline.run.name), _text(c.candidate.run.name)
+    outlined = (
+        f' · <span style="color:{MISSING_STROKE}">outlined: a query one run lacks (scored 0)</span>'
+        if c.missing_a or c.missing_b
+        else ""
+    )
     return "".join(
-        f"<figure><figcaption>{_text(m)}: B − A per query, sorted ({c.queries} queries)</figcaption>"
+        f"<figure><figcaption>{_text(m)}: B − A per query, sorted ({c.queries} queries){outlined}</figcaption>"
         f"{_delta_plot(c, m)}</figure>"
         for m in (c.headline, c.recall)
     ) + "".join(
@@ -343,7 +362,8 @@ def render(c: Comparison) -> str:
 <style>{_CSS}</style></head>
 <body><main>
 <h1>A {a_name} <span style="color:var(--muted)">vs</span> B {b_name}</h1>
-<p class="sub">{c.queries} queries paired · {c.resamples:,} bootstrap and randomization resamples, seed {c.seed} ·
+<p class="sub">{c.queries} queries paired ({_text(paired_note(c))}) ·
+{c.resamples:,} bootstrap and randomization resamples, seed {c.seed} ·
 relevance threshold {fp.relevance_threshold} · qrelkit {_text(fp.qrelkit_version)}</p>
 {tiles(c)}
 {_notes(c)}

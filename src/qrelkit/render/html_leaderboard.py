@@ -13,6 +13,7 @@ import math
 
 from ..models import Leaderboard, LeaderboardRow, RunCell, SensitivityReport
 from .html import _CSS, _f, _text, disagreement, tiles
+from .queries import board_note, listed, paired_note, unlabeled_notes
 
 _SORT_CSS = """
 table.sortable th[data-col] { cursor: pointer; user-select: none; }
@@ -124,7 +125,7 @@ def _table(lb: Leaderboard) -> str:
         for i in range(len(lb.metrics))
     )
     rows = "".join(
-        f"<tr{' class=baseline' if row.baseline else ''}><td>{_text(row.run)}</td>"
+        f"<tr{' class=baseline' if row.baseline else ''}><td>{_text(row.run)}{_lacking(row)}</td>"
         + "".join(_cells(lb, row, m) for m in lb.metrics)
         + "</tr>"
         for row in lb.rows
@@ -135,6 +136,13 @@ def _table(lb: Leaderboard) -> str:
     )
 
 
+def _lacking(row: LeaderboardRow) -> str:
+    """Under a run's name, how many compared queries its run lacks (scored 0)."""
+    if not row.missing_from_run:
+        return ""
+    return f'<br><small class="warn">lacks {len(row.missing_from_run)} (scored 0)</small>'
+
+
 def _missing(lb: Leaderboard) -> str:
     notes = [
         f'<p class="warn">◆ {_text(row.run)}, {_text(m)}: {_text(note)}</p>'
@@ -142,6 +150,14 @@ def _missing(lb: Leaderboard) -> str:
         for m in lb.metrics
         if m in row.cells and not row.baseline and (note := _note(lb, row.cells[m]))
     ]
+    for row in lb.rows:
+        if row.missing_from_run:
+            n = len(row.missing_from_run)
+            notes.append(
+                f'<p class="warn">{_text(row.run)}: its run has no document for {n} of the compared '
+                f"{'query' if n == 1 else 'queries'}, scored 0 there: {_text(listed(row.missing_from_run, 20))}</p>"
+            )
+    notes += [f'<p class="note">{_text(x)}</p>' for x in unlabeled_notes([(r.run, r.queries) for r in lb.rows])]
     for row in lb.rows:
         if row.missing_queries:
             shown = ", ".join(row.missing_queries[:20]) + (" …" if len(row.missing_queries) > 20 else "")
@@ -180,9 +196,10 @@ def render_leaderboard(lb: Leaderboard) -> str:
         c = lb.best_comparison
         best = (
             f"<h2>Baseline against the best candidate: {_text(lb.best or c.candidate.run.name)} "
-            f"({c.queries} queries paired)</h2>{tiles(c)}"
+            f"({c.queries} queries paired, {_text(paired_note(c))})</h2>{tiles(c)}"
         )
     correction = CORRECTION_TEXT.get(lb.correction, lb.correction)
+    lacking = sum(1 for r in lb.rows if r.missing_from_run)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -190,7 +207,8 @@ def render_leaderboard(lb: Leaderboard) -> str:
 <style>{_CSS}{_SORT_CSS}</style></head>
 <body><main>
 <h1>{len(lb.runs)} runs against the baseline {_text(lb.baseline)}</h1>
-<p class="sub">{lb.queries} queries · {lb.resamples:,} resamples, seed {lb.seed} · headline {_text(lb.headline)},
+<p class="sub">{lb.queries} queries ({board_note(lacking)}) ·
+{lb.resamples:,} resamples, seed {lb.seed} · headline {_text(lb.headline)},
 recall {_text(lb.recall)}</p>
 {_table(lb)}
 <p class="note">Mean with its 95% interval; Δ = run − baseline, paired, with its 95% bootstrap interval;

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..models import Leaderboard, RunCell, SensitivityReport
+from .queries import board_note, listed, unlabeled_notes
 from .styles import data, delta, interval, number, percent, visible
 
 UP, DOWN = "▲", "▼"
@@ -32,7 +33,8 @@ def _correction_note(lb: Leaderboard) -> str:
     }[lb.correction]
     return (
         f"{UP}/{DOWN}: significantly above/below the baseline at alpha {lb.alpha:g} ({how}; one family per metric). "
-        f"{lb.queries} queries, {lb.resamples:,} resamples, seed {lb.seed}."
+        f"{lb.queries} queries ({board_note(sum(1 for r in lb.rows if r.missing_from_run))}), "
+        f"{lb.resamples:,} resamples, seed {lb.seed}."
     )
 
 
@@ -80,6 +82,7 @@ def leaderboard_tables(lb: Leaderboard) -> RenderableType:
                     data(f"its report has no value for {len(row.missing_queries)} of them: {shown}", "yellow"),
                 )
             )
+    parts += _query_notes(lb)
     for m in lb.mismatches:
         parts.append(Text.assemble(("compared despite: ", "yellow"), data(m, "yellow")))
     if lb.best is not None:
@@ -87,6 +90,22 @@ def leaderboard_tables(lb: Leaderboard) -> RenderableType:
     if lb.sensitivity is not None:
         parts.append(sensitivity_table(lb.sensitivity))
     return Group(*parts)
+
+
+def _query_notes(lb: Leaderboard) -> list[RenderableType]:
+    """Each run that lacks compared queries (scored 0), naming them; the queries with no label."""
+    parts: list[RenderableType] = []
+    for row in lb.rows:
+        if row.missing_from_run:
+            n = len(row.missing_from_run)
+            parts.append(
+                data(
+                    f"{row.run}: its run has no document for {n} of the compared {'query' if n == 1 else 'queries'}, "
+                    f"scored 0 there: {listed(row.missing_from_run)}",
+                    "yellow",
+                )
+            )
+    return parts + [data(x, "dim") for x in unlabeled_notes([(r.run, r.queries) for r in lb.rows])]
 
 
 def _span(ci: tuple[float, float] | None) -> str:
@@ -120,6 +139,7 @@ def sensitivity_table(rep: SensitivityReport) -> Table:
 CSV_FIELDS = (
     "run", "baseline", "metric", "mean", "ci_low", "ci_high", "coverage", "bounds_low", "bounds_high",
     "delta", "delta_ci_low", "delta_ci_high", "p_value", "p_adjusted", "significant", "correction", "missing_queries",
+    "missing_from_run", "unlabeled",
 )  # fmt: skip
 
 
@@ -136,6 +156,7 @@ def leaderboard_csv(lb: Leaderboard) -> str:
                     row.run, int(row.baseline), m, _f(c.mean), *_pair(c.ci95), _f(c.coverage), *_pair(c.bounds),
                     _f(c.delta), *_pair(c.delta_ci95), _f(c.p_value), _f(c.p_adjusted),
                     "" if row.baseline else int(c.significant), lb.correction, len(row.missing_queries),
+                    len(row.missing_from_run), row.queries.unlabeled if row.queries else "",
                 ]
             )  # fmt: skip
     return out.getvalue()

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ..models import ScoreReport, ScoreReports, Summary
 from . import text
+from .queries import unlabeled_note
 from .styles import LOW_COVERAGE, column, coverage_cell, data
 from .trec_eval import trec_eval_reports
 
@@ -89,22 +90,30 @@ def _summary_row(s: Summary) -> list[object]:
 
 
 def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
-    """One row per run, metric and stratum (`all` first), or per run, query and metric."""
+    """One row per run, metric and stratum (`all` first), or per run, query and metric (`in_run`
+    false: the run has no document for the query, scored 0; empty when the report does not say).
+    The summary rows end with the run's query counts: missing from the run (scored 0) and with no
+    label (left out, or scored 0 when kept)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     if per_query:
-        w.writerow(["run", "query", "metric", "value", "coverage", "bound_low", "bound_high"])
+        w.writerow(["run", "query", "metric", "value", "coverage", "bound_low", "bound_high", "in_run"])
         for rep in reports:
+            missing = set(rep.missing_from_run or ())
             for qid, measures in (rep.per_query or {}).items():
+                in_run = "" if rep.missing_from_run is None else str(qid not in missing).lower()
                 for name, qs in measures.items():
-                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *(qs.bounds or ("", ""))])
+                    bounds = qs.bounds or ("", "")
+                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *bounds, in_run])
         return buf.getvalue()
-    w.writerow(["run", "metric", "stratum", *SUMMARY_COLUMNS, "weighted_mean"])
+    w.writerow(["run", "metric", "stratum", *SUMMARY_COLUMNS, "weighted_mean", "missing_from_run", "unlabeled"])
     for rep in reports:
+        q = rep.queries
+        counts = [q.missing_from_run, q.unlabeled]
         for name, m in rep.metrics.items():
-            w.writerow([rep.fingerprint.run.name, name, "all", *_summary_row(m), m.weighted_mean])
+            w.writerow([rep.fingerprint.run.name, name, "all", *_summary_row(m), m.weighted_mean, *counts])
             for s, sub in m.by_stratum.items():
-                w.writerow([rep.fingerprint.run.name, name, s, *_summary_row(sub), ""])
+                w.writerow([rep.fingerprint.run.name, name, s, *_summary_row(sub), "", *counts])
     return buf.getvalue()
 
 
@@ -134,8 +143,9 @@ def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query
         f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
         f"{q.run_only} run-only ignored, "
         + (f"{q.outside_profile} outside the profile's strata, " if q.outside_profile else "")
-        + f"{q.no_relevant} with no relevant document.\n"
-        "weighted: traffic-weighted over strata. bounds: mean lowest/highest value over every labeling "
+        + f"{q.no_relevant} with no relevant document."
+        + (f" {unlabeled_note(q)}" if q.unlabeled else "")
+        + "\nweighted: traffic-weighted over strata. bounds: mean lowest/highest value over every labeling "
         f"of the unlabeled documents. ! coverage < {threshold:.0%}",
         style="dim",
     )
@@ -153,9 +163,25 @@ def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query
     return Group(*parts)
 
 
+NOT_IN_RUN = "not in run: 0"
+"""How per-query tables mark a query the run has no document for."""
+UNLABELED_MARK = "no labels: 0"
+"""How per-query tables mark a query with no label, kept by --keep-unlabeled-queries."""
+
+
+def _query_cell(qid: str, missing: set[str], unlabeled: set[str]) -> Text:
+    marks = [m for m, on in ((NOT_IN_RUN, qid in missing), (UNLABELED_MARK, qid in unlabeled)) if on]
+    cell = data(qid)
+    if marks:
+        cell.append(f" ({'; '.join(marks)})", style="yellow")
+    return cell
+
+
 def per_query_table(rep: ScoreReport, threshold: float = LOW_COVERAGE) -> Table:
-    """Every query's value and coverage, one row per query, one column per metric."""
+    """Every query's value and coverage, one row per query, one column per metric; a query the run
+    has no document for (or, kept, with no label) says so beside its id."""
     names = list(rep.metrics)
+    missing, unlabeled = set(rep.missing_from_run or ()), set(rep.unlabeled_queries or ())
     table = Table("query", *[column(n) for n in names], title="per query: value · coverage")
     for qid, measures in (rep.per_query or {}).items():
         cells: list[RenderableType] = []
@@ -164,7 +190,7 @@ def per_query_table(rep: ScoreReport, threshold: float = LOW_COVERAGE) -> Table:
             cells.append(
                 "-" if qs is None else Text.assemble(f"{qs.value:.4f} · ", coverage_cell(qs.coverage, threshold))
             )
-        table.add_row(data(qid), *cells)
+        table.add_row(_query_cell(qid, missing, unlabeled), *cells)
     return table
 
 

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ..errors import ScoringError
 from ..formats.columns import Columns
+from .join_check import candidates, check_rest
 
 UNLABELED = -1
 ABSENT = -2
@@ -280,8 +281,6 @@ def top_columns(run: Columns, depth: int) -> dict[str, list[str]]:
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-_BITMAP = 1 << 23
-"""Slots (booleans, 8 MiB) of the prefilter bitmap used by the qrels join."""
 
 
 def _tie_order(block: IntArray, docs: npt.NDArray[np.bytes_]) -> IntArray:
@@ -446,10 +445,9 @@ def _join(
     labels: _Labels, r_code: IntArray, run: Columns, run_hash: npt.NDArray[np.uint64], run_unique: bool
 ) -> npt.NDArray[np.int32] | None:
     """Each run row's label (UNLABELED when the qrels have none, _POOLED for a negative grade);
-    None when a duplicate run pair or a hash collision needs the exact path."""
-    r_key = r_code.astype(np.uint64)
-    r_key *= _MIX
-    r_key += run_hash
+    None when a duplicate run pair or a hash collision needs the exact path. The rows matched are
+    chosen by the ids' bytes (`join_check.candidates`), then matched by hash and confirmed byte for
+    byte; a candidate the hash left unmatched that equals a label raises `InternalError`."""
     if not run_unique:  # every query counts here, run-only ones included (trec_eval refuses them too)
         change = np.concatenate(([True], run.query[1:] != run.query[:-1])) if len(run.query) else np.zeros(0, bool)
         _, head_codes = np.unique(run.query[change], return_inverse=True)
@@ -458,19 +456,22 @@ def _join(
         if len(sorted_keys) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
             return None
         del sorted_keys, all_codes
-    r_grade = np.full(len(r_key), UNLABELED, dtype=np.int32)
+    r_grade = np.full(len(r_code), UNLABELED, dtype=np.int32)
     q_key = labels.key
     if len(q_key):
-        # a bitmap of qrels keys rules out most run rows before the binary search
-        bits = np.zeros(_BITMAP, dtype=bool)
-        bits[q_key & np.uint64(_BITMAP - 1)] = True
-        cand = np.flatnonzero(bits[r_key & np.uint64(_BITMAP - 1)])
-        pos = np.minimum(np.searchsorted(q_key, r_key[cand]), len(q_key) - 1)
-        hit = q_key[pos] == r_key[cand]
+        cand = candidates(labels.doc, run.doc)
+        c_code = r_code[cand]
+        r_key = c_code.astype(np.uint64)
+        r_key *= _MIX
+        r_key += run_hash[cand]
+        pos = np.minimum(np.searchsorted(q_key, r_key), len(q_key) - 1)
+        hit = q_key[pos] == r_key
         rows, pos = cand[hit], pos[hit]
         if not (labels.doc[pos] == run.doc[rows]).all() or not (labels.code[pos] == r_code[rows]).all():
             return None
         r_grade[rows] = np.where(labels.grade[pos] < 0, _POOLED, labels.grade[pos])
+        rest = cand[~hit]
+        check_rest(labels.code, labels.doc, r_code[rest], run.doc[rest])
     return r_grade
 
 

@@ -44,6 +44,12 @@ class Evaluation:
     query_strata: list[str]
     weights: dict[str, float] = field(default_factory=dict)
     relevance_threshold: int = 1
+    unlabeled: list[str] = field(default_factory=list)
+    """Queries of the given set with no label of any grade: left out of `query_ids` (trec_eval
+    leaves out the queries its qrels lack), or among them, scored 0, when `unlabeled_kept`."""
+    unlabeled_kept: bool = False
+    unlabeled_in_run: int = 0
+    """Left-out `unlabeled` queries the run has documents for: golden-set queries, not run-only."""
 
     @property
     def query_ids(self) -> list[str]:
@@ -75,9 +81,15 @@ class Evaluation:
         return QueryCounts(
             evaluated=len(r.query_ids),
             missing_from_run=int((~r.in_run).sum()),
-            run_only=r.run_only,
+            run_only=r.run_only - self.unlabeled_in_run,
             no_relevant=no_rel,
+            unlabeled=len(self.unlabeled),
+            unlabeled_kept=self.unlabeled_kept,
         )
+
+    def missing_from_run(self) -> list[str]:
+        """The evaluated queries the run has no document for (each scored 0)."""
+        return [q for q, found in zip(self.query_ids, self.ranked.in_run.tolist(), strict=True) if not found]
 
     def report(self, fingerprint: Fingerprint, *, per_query: bool = False) -> ScoreReport:
         groups = strata_rows(self.query_strata)
@@ -113,6 +125,8 @@ class Evaluation:
             per_query=pq,
             query_strata=dict(zip(self.query_ids, self.query_strata, strict=True)) if per_query else None,
             stratum_weights=dict(self.weights),
+            missing_from_run=self.missing_from_run() if per_query else None,
+            unlabeled_queries=list(self.unlabeled) if per_query else None,
         )
 
 
@@ -149,6 +163,7 @@ def evaluate(
     max_grade: int | None = None,
     bounds: bool = True,
     score_precision: str = "float64",
+    keep_unlabeled: bool = False,
 ) -> Evaluation:
     """Score `run` against `qrels` with trec_eval semantics, plus judged coverage and bounds.
 
@@ -156,7 +171,10 @@ def evaluate(
     :param run: query -> doc -> score, or (query, doc, score) rows.
     :param metrics: measure names such as ``"nDCG@10,R@50,RR"`` (or `Measure` objects).
     :param queries: the evaluated query set (default: the queries of `qrels`); a query absent from
-        the run scores 0, a run query outside the set is ignored.
+        the run scores 0 (trec_eval -c), a run query outside the set is ignored. A query of the
+        set with no label of any grade (none in `qrels`; an empty dict counts as none) is left out
+        of the means and counted (`Evaluation.unlabeled`), as trec_eval leaves out the queries its
+        qrels lack; a query whose labels are all grade 0 stays and scores 0.
     :param strata: query -> stratum, for per-stratum and traffic-weighted aggregates.
     :param weights: stratum -> traffic weight.
     :param relevance_threshold: lowest grade binary measures count as relevant.
@@ -166,6 +184,8 @@ def evaluate(
     :param score_precision: ``"float64"`` ranks by the scores as given (trec_eval 10);
         ``"float32"`` rounds them to float32 first, as trec_eval 9.0.x and pytrec_eval do, so
         scores that differ only past float32 precision tie (and the tie goes by document id).
+    :param keep_unlabeled: evaluate the queries with no label too, each scoring 0 (trec_eval
+        cannot: its qrels have no such query).
     """
     qrels_columns, qrels_queries = _qrels_columns(qrels)
     return evaluate_columns(
@@ -179,7 +199,25 @@ def evaluate(
         max_grade=max_grade,
         bounds=bounds,
         score_precision=score_precision,
+        keep_unlabeled=keep_unlabeled,
     )
+
+
+def query_ids(columns: Columns) -> set[str]:
+    """The queries with at least one row in `columns` (qrels: a label of any grade, negative
+    included; a run: a document)."""
+    q = columns.query
+    if not len(q):
+        return set()
+    heads = q[np.flatnonzero(np.r_[True, q[1:] != q[:-1]])]  # rows come grouped by query: few heads to look at
+    return {x.decode("utf-8") for x in np.unique(heads).tolist()}
+
+
+def split_unlabeled(qrels: Columns, queries: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`queries` (once each, in order) as (those with a label in `qrels`, those with none)."""
+    labeled = query_ids(qrels)
+    ordered = list(dict.fromkeys(queries))
+    return [q for q in ordered if q in labeled], [q for q in ordered if q not in labeled]
 
 
 def _measures(metrics: MetricsLike) -> list[Measure]:
@@ -223,13 +261,19 @@ def evaluate_columns(
     run_unique: bool = False,
     bounds: bool = True,
     score_precision: str = "float64",
+    keep_unlabeled: bool = False,
 ) -> Evaluation:
     """`evaluate` over columns (what the fast TREC parser returns); same semantics.
-    `bounds=False` skips the bounds (reported as null); `score_precision` as in `evaluate`."""
+    `bounds=False` skips the bounds (reported as null); `score_precision` and `keep_unlabeled`
+    as in `evaluate`."""
     measures = _measures(metrics)
     if relevance_threshold < 1:
         raise ScoringError("the relevance threshold must be at least 1")
     query_list = list(queries) if queries is not None else None
+    unlabeled: list[str] = []
+    if query_list is not None:  # the queries of the qrels (the default) all have labels
+        labeled, unlabeled = split_unlabeled(qrels, query_list)
+        query_list = list(dict.fromkeys(query_list)) if keep_unlabeled else labeled
     ranked = rank_columns(
         qrels,
         qrels_hash if qrels_hash is not None else hash_docs(qrels.doc),
@@ -255,4 +299,7 @@ def evaluate_columns(
         query_strata=[strata.get(q, DEFAULT_STRATUM) for q in ranked.query_ids],
         weights=dict(weights or {}),
         relevance_threshold=relevance_threshold,
+        unlabeled=unlabeled,
+        unlabeled_kept=keep_unlabeled and bool(unlabeled),
+        unlabeled_in_run=len(query_ids(run) & set(unlabeled)) if unlabeled and not keep_unlabeled else 0,
     )

@@ -5,7 +5,8 @@ bootstrap interval and randomization p-value, corrected for the number of candid
 comparison of the baseline with the best candidate (the two tiles).
 
 Every report must hold per-query values. The runs are compared over the queries every report
-holds; a query some report lacks is named in that run's row (`missing_queries`), never paired.
+holds; a query some report lacks is named in that run's row (`missing_queries`), never paired;
+a query a run has no document for is scored 0, paired, and named in its row (`missing_from_run`).
 The family a correction controls is one metric's candidates against the baseline (Holm,
 Bonferroni) or one metric's every pair of runs (Tukey); metrics are not corrected against each
 other (each answers its own question).
@@ -193,9 +194,10 @@ def _rows(t: Table, reports: Sequence[ScoreReport], paired_cells: list[dict[str,
             cells[m] = base.model_copy(update=own) if base is not None else RunCell(**own)  # type: ignore[arg-type]
         rows.append(
             LeaderboardRow(
-                run=name, fingerprint=report.fingerprint, baseline=j == 0, cells=cells, missing_queries=t.missing[j]
+                run=name, fingerprint=report.fingerprint, baseline=j == 0, cells=cells, missing_queries=t.missing[j],
+                missing_from_run=paired.lacking(report, t.queries), queries=report.queries,
             )
-        )
+        )  # fmt: skip
     return rows
 
 

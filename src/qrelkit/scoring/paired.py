@@ -273,7 +273,18 @@ def compare(
         collisions=_collisions("A", a, names, queries) + _collisions("B", b, names, queries),
         per_query={m: {q: (a.per_query[q][m].value, b.per_query[q][m].value) for q in queries} for m in names},
         query_strata=query_strata,
+        missing_a=lacking(a, queries),
+        missing_b=lacking(b, queries),
+        baseline_queries=a.queries,
+        candidate_queries=b.queries,
     )
+
+
+def lacking(report: ScoreReport, queries: Sequence[str]) -> list[str]:
+    """The `queries` (sorted) the report's run has no document for: scored 0 there, paired as 0.
+    A report saved before reports named them (`missing_from_run` null) names none."""
+    missing = set(report.missing_from_run or ())
+    return [q for q in queries if q in missing]
 
 
 def _canonical(report: ScoreReport) -> ScoreReport:

@@ -77,6 +77,8 @@ class CompareOptions:
     """The change that matters: the sensitivity says how many queries would detect it."""
     run_format: RunFormat = "auto"
     """How TREC text runs are laid out (`formats.trec.RUN_FORMATS`)."""
+    keep_unlabeled: bool = False
+    """Score the golden-set queries with no label as 0 (runs only; default: left out, counted)."""
 
 
 @dataclass(frozen=True)
@@ -121,8 +123,9 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         first = next(iter(saved.values()), None)
         metrics = opts.metrics or (",".join(first[0].fingerprint.metrics) if first else None)
         chosen = plan(
-            source, metrics=metrics, profile=None if opts.metrics or first else opts.profile, extra=_extra(opts)
-        )
+            source, metrics=metrics, profile=None if opts.metrics or first else opts.profile, extra=_extra(opts),
+            keep_unlabeled=opts.keep_unlabeled,
+        )  # fmt: skip
         at = [i for i, p in enumerate(paths) if p not in saved]
         for i, run, name in zip(at, runs, display_names(runs), strict=True):
             scored[i] = [score_run(source, run, chosen, per_query=True, name=name, run_format=opts.run_format)]

@@ -14,6 +14,10 @@ from ..models import FileFingerprint, Fingerprint, ScoreReport
 from .sources import ScoringPlan, ScoringSource
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..formats.columns import Columns
     from ..formats.trec import RunFormat
 
 
@@ -59,6 +63,7 @@ def score_run(
             "a .json file is a saved report, not a run", "runs are TREC text or JSON Lines (.jsonl)", path=str(path)
         )
     run = read_run_file(path, run_format)
+    check_shared_queries(source, run.columns, name or as_text(path.name))
     scale = source.info.scale
     ev = evaluate_columns(
         source.labels,
@@ -74,7 +79,9 @@ def score_run(
         run_unique=True,  # both readers refuse duplicate (query, doc) pairs
         bounds=bounds,
         score_precision=plan.score_precision,
+        keep_unlabeled=plan.keep_unlabeled,
     )
+    policy = {"query_policy": KEPT_POLICY} if ev.unlabeled_kept else {}
     fingerprint = Fingerprint(
         golden=source.golden,
         qrels=source.qrels,
@@ -83,6 +90,7 @@ def score_run(
         relevance_threshold=scale.relevance_threshold,
         max_grade=ev.ranked.top_grade,
         qrelkit_version=__version__,
+        **policy,
     )
     report = ev.report(fingerprint, per_query=per_query)
     if run.read_as is not None:
@@ -94,6 +102,33 @@ def score_run(
         )
         report = report.model_copy(update={"queries": counts})
     return report
+
+
+KEPT_POLICY = "golden-set queries, those with no label scored 0; missing from run = 0; run-only ignored"
+"""The fingerprint's query policy under `--keep-unlabeled-queries` when some query has no label
+(the default policy leaves those out)."""
+
+
+def check_shared_queries(source: ScoringSource, run: Columns, name: str) -> None:
+    """A run that shares no query id with the golden set (or the qrels) is an input error, not
+    a score of 0: its ids are most likely for other topics (or written another way)."""
+    from ..scoring.evaluation import query_ids
+
+    golden = set(source.queries) if source.queries is not None else query_ids(source.labels)
+    if not golden.isdisjoint(query_ids(run)):
+        return
+    what = "the golden set" if source.queries is not None else "the qrels"
+    first = source.queries if source.queries is not None else _ids(source.labels.query[:1])
+    theirs = f"{first[0]!r:.60}" if first else "no query"
+    ours = f"{_ids(run.query[:1])[0]!r:.60}" if len(run.query) else "no query"
+    raise InputError(
+        f"{name} shares no query with {what} (run: {ours}, {what.removeprefix('the ')}: {theirs})",
+        "are they for the same topics?" if golden else "the golden set has no query yet: import queries first",
+    )
+
+
+def _ids(column: npt.NDArray[np.bytes_]) -> list[str]:
+    return [x.decode("utf-8", "backslashreplace") for x in column.tolist()]
 
 
 def score_runs(

@@ -119,6 +119,9 @@ class ScoringPlan:
     """Golden-set queries a profile leaves out (its other strata): not "run-only" when a run has them."""
     score_precision: str = "float64"
     """How run scores compare: float64 (trec_eval 10) or float32 (trec_eval 9, pytrec_eval)."""
+    keep_unlabeled: bool = False
+    """Score the golden-set queries with no label as 0 (`--keep-unlabeled-queries`); by default
+    they are left out of the means and counted, as trec_eval leaves out queries its qrels lack."""
 
 
 def canonical(names: str | Sequence[str]) -> list[str]:
@@ -140,9 +143,11 @@ def plan(
     profile: str | None = None,
     extra: Sequence[str] = (),
     score_precision: str = "float64",
+    keep_unlabeled: bool = False,
 ) -> ScoringPlan:
     """The measures (--metrics, else the profile's, else the defaults; `extra` appended), and the
-    queries and weights (the profile's strata only, when a profile is chosen)."""
+    queries and weights (the profile's strata only, when a profile is chosen); `keep_unlabeled`
+    as `ScoringPlan`'s."""
     strata_filter: list[str] | None = None
     chosen: Sequence[str] = DEFAULT_METRICS
     if profile is not None:
@@ -161,5 +166,6 @@ def plan(
         queries = kept
         weights = {s: w for s, w in weights.items() if s in strata_filter}
     return ScoringPlan(
-        metrics=names, queries=queries, weights=weights, outside=outside, score_precision=score_precision
-    )
+        metrics=names, queries=queries, weights=weights, outside=outside, score_precision=score_precision,
+        keep_unlabeled=keep_unlabeled,
+    )  # fmt: skip

@@ -1,0 +1,47 @@
+"""Every size threshold of a fast path, and the hook that lowers them all for a test.
+
+qrelkit's fast paths change behaviour at sizes: files are read in blocks, large files go to pyarrow's
+tokeniser, rows are cut and hashed in chunks, the exact reader builds columns in blocks, the join's
+prefilter bitmap has a fixed number of slots, the kernels work over blocks of cells, grades above
+a bound are coded by value, and `import qrels` goes through the columnar parser a block at a time and
+rebuilds the log's indexes past a size. A test with small files would never cross one of them, so
+`lowered()` sets them all to sizes a handful of lines crosses (each several times), and
+`compiled=True` also sends every file through pyarrow's tokeniser (when it is installed).
+
+A new threshold belongs in `THRESHOLDS`, with the value that makes small data cross it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from unittest import mock
+
+from qrelkit.formats import columns, exact_columns, runs
+from qrelkit.scoring import arrays, join_check, kernels
+from qrelkit.storage import imports
+from qrelkit.workflows import importing
+
+THRESHOLDS: list[tuple[object, str, int]] = [
+    (runs, "BLOCK", 48),  # bytes per read block: several blocks per file, lines cut at every place
+    (columns, "CHUNK", 3),  # rows cut and hashed per step
+    (columns, "_LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader
+    (exact_columns, "CHUNK_ROWS", 2),  # rows per block of the exact reader's columns
+    (join_check, "_BITS", 3),  # 8 prefilter slots: nearly every run row is a candidate
+    (kernels, "BLOCK_CELLS", 8),  # cells per kernel block: a few queries per block
+    (arrays, "DENSE_GRADES", 1),  # grades above 1 coded by value
+    (importing, "QRELS_BLOCK_BYTES", 48),  # import qrels: bytes per columnar block
+    (imports, "REBUILD_FROM", 2),  # import qrels: rebuild the log's indexes from 2 labels on
+]
+
+
+@contextlib.contextmanager
+def lowered(*, compiled: bool = False) -> Iterator[None]:
+    """Every threshold in `THRESHOLDS` lowered; with `compiled`, pyarrow tokenises every file."""
+    with contextlib.ExitStack() as stack:
+        for module, name, value in THRESHOLDS:
+            assert hasattr(module, name), f"{module}.{name} is gone: update tests/thresholds.py"
+            stack.enter_context(mock.patch.object(module, name, value))
+        if compiled:
+            stack.enter_context(mock.patch.object(columns, "COMPILED_FROM", 0))
+        yield
