@@ -15,6 +15,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from ..errors import QrelkitError
+from ..formats.trec import RUN_FORMATS
 from ..render.styles import data, visible
 
 if TYPE_CHECKING:
@@ -160,6 +161,19 @@ def seed_option(help: str = "Seed of the random order.") -> Callable[[F], F]:
 
 def format_option(*choices: str) -> Callable[[F], F]:
     return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True)
+
+
+def run_format_option(f: F) -> F:
+    """--run-format: how TREC text runs are laid out (`formats.trec.RUN_FORMATS`)."""
+    return click.option(
+        "--run-format",
+        type=click.Choice(RUN_FORMATS),
+        default="auto",
+        show_default=True,
+        help="TREC text runs' layout: trec (qid Q0 docid rank score tag), scores (qid docid score), msmarco"
+        " (qid pid rank: ranked by rank); auto tells from each file (3 fields whose third column runs 1..n"
+        " within each query are MS MARCO ranks).",
+    )(f)
 
 
 def source_options(f: F) -> F:

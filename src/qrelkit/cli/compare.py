@@ -9,6 +9,7 @@ from typing import Literal
 import click
 from rich.text import Text
 
+from ..formats.trec import RunFormat
 from ..models import CORRECTIONS, Comparison, Correction, Leaderboard
 from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
@@ -22,6 +23,7 @@ from ._common import (
     open_store,
     options,
     out_option,
+    run_format_option,
     seed_option,
     source_options,
     store_opener,
@@ -119,7 +121,11 @@ OPTIONS = options(
     click.option("--leaderboard", "as_leaderboard", is_flag=True, help="A leaderboard even for two inputs."),
     DELTA_OPTION,
     click.option("--save", is_flag=True, help="Keep a two-run comparison in the store (the TUI dashboard shows it)."),
+    run_format_option,
 )
+
+
+SAVE_LEADERBOARD = "--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE"
 
 
 @click.command(help=HELP)
@@ -149,6 +155,7 @@ def compare(
     as_leaderboard: bool,
     delta: float | None,
     save: bool,
+    run_format: RunFormat,
 ) -> None:
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, headline=headline, recall=recall, resamples=resamples, seed=seed,
@@ -157,17 +164,18 @@ def compare(
         allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
         max_grade=max_grade, relevance_level=relevance_level,
         leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, keep_unlabeled=keep_unlabeled,
+        run_format=run_format,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     if save and (len(inputs) > 2 or opts.leaderboard):
-        raise click.UsageError("--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE")
+        raise click.UsageError(SAVE_LEADERBOARD)
     outcome = workflow.compare_any(inputs, opts, store_opener(ctx))
+    for note in outcome.notes:
+        err.print(Text.assemble(("note:", "bold"), " ", data(note)))
     if isinstance(outcome, workflow.LeaderboardOutcome):
         board = outcome.leaderboard
         if save:
-            raise click.UsageError(
-                "--save keeps a two-run comparison; keep a leaderboard with --format json --out FILE"
-            )
+            raise click.UsageError(SAVE_LEADERBOARD)
         emit(lambda width, color: render_leaderboard(board, fmt, width, color), out_path)
     else:
         c = outcome.comparison
@@ -238,6 +246,7 @@ tell" on this set.
     _resamples("Resamples of the pairwise tests (discriminative power)."),
     seed_option("Seed of the resampling."),
     click.option("--allow-mismatch", is_flag=True, help="Go on over the queries every report holds."),
+    run_format_option,
 )  # fmt: skip
 @click.pass_context
 def sensitivity(
@@ -257,13 +266,14 @@ def sensitivity(
     resamples: int,
     seed: int,
     allow_mismatch: bool,
+    run_format: RunFormat,
 ) -> None:
     from ..render import leaderboard as lb
 
     opts = workflow.CompareOptions(
         metrics=metrics, profile=profile, resamples=resamples, seed=seed, allow_mismatch=allow_mismatch,
         golden=golden, qrels=qrels, verify=verify, delta=delta, keep_unlabeled=keep_unlabeled, max_grade=max_grade,
-        relevance_level=relevance_level,
+        relevance_level=relevance_level, run_format=run_format,
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     rep = workflow.sensitivity(inputs, opts, store_opener(ctx))

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import click
 
+from ..formats.trec import RunFormat
 from ..models import QUEUE_ORDERS, QueueOrder
 from ..render.styles import data
 from ..render.tables import queue_table
 from ..workflows import assessors, judging, pooling, setup
 from ..workflows import queue as judging_queue
-from ._common import err, format_option, open_store, say, seed_option, show, stratum_option
+from ._common import err, format_option, open_store, run_format_option, say, seed_option, show, stratum_option
 
 
 @click.command()
@@ -20,15 +21,16 @@ from ._common import err, format_option, open_store, say, seed_option, show, str
     "--depth", "-k", type=click.IntRange(1, 1_000_000_000), required=True, help="Pool each run's top K documents."
 )
 @stratum_option("Only pool the queries of this stratum.")
+@run_format_option
 @click.pass_context
-def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | None) -> None:
+def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | None, run_format: RunFormat) -> None:
     """Add the unlabeled documents in each run's top K to the judging pool, for every query.
 
     Records which runs surfaced each pair and at which rank (the queue's impact order uses the
     runs' rankings). Labeled and skipped pairs are left out; pooling again is idempotent. Document
     ids the store has no text for are reported, and pooled by id all the same.
     """
-    result = pooling.pool(open_store(ctx), runs, depth=depth, stratum=stratum)
+    result = pooling.pool(open_store(ctx), runs, depth=depth, stratum=stratum, run_format=run_format)
     say(
         "pooled ", data(", ".join(result.runs)), f" at depth {depth}: {result.added} pairs added, "
         f"{result.updated} already pooled updated, {result.labeled} already labeled or skipped", console=err,

@@ -7,13 +7,24 @@ from pathlib import Path
 import click
 from rich.text import Text
 
+from ..formats.trec import RunFormat
 from ..models import ScoreReport
 from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
 from ..scoring.names import REFERENCES
 from ..workflows import scoring, sources
-from ._common import check_out, emit, err, open_store, options, out_option, source_options, store_opener
+from ._common import (
+    check_out,
+    emit,
+    err,
+    open_store,
+    options,
+    out_option,
+    run_format_option,
+    source_options,
+    store_opener,
+)
 
 HELP = """Score RUNS (TREC run files, or JSON Lines: .jsonl / .ndjson) with coverage and bounds,
 against the store by default.
@@ -37,13 +48,15 @@ With --qrels they default to 1 and the file's top grade; with --golden or the st
 to the golden set's own threshold and scale.
 
 Ties are broken by score, then document id descending (byte order); the rank column is
-ignored. The golden set's queries are evaluated: a query missing from the run scores 0
-(trec_eval -c), run-only queries are ignored, and the counts are reported (per-query output
-marks the queries the run lacks). A golden-set query with no label at all is left out of the
-means, as trec_eval leaves out queries its qrels lack, and counted (--keep-unlabeled-queries
-scores it 0); a query whose labels are all grade 0 stays in. A run that shares no query id
-with the golden set is an error. Unlabeled and skipped documents count as not relevant for
-the value; coverage and bounds show what they leave open.
+ignored (it must be an integer); a 3-field run whose third column runs 1..n within each query
+is MS MARCO's qid pid rank, ranked by rank (the report says so; see --run-format). The golden
+set's queries are evaluated: a query missing from the run scores 0 (trec_eval -c), run-only
+queries are ignored, and the counts are reported (per-query output marks the queries the run
+lacks). A golden-set query with no label at all is left out of the means, as trec_eval leaves
+out queries its qrels lack, and counted (--keep-unlabeled-queries scores it 0); a query whose
+labels are all grade 0 stays in. A run that shares no query id with the golden set is an
+error. Unlabeled and skipped documents count as not relevant for the value; coverage and
+bounds show what they leave open.
 
 \b
 Output: --format json writes one object {"reports": [...]} (one report per run), which
@@ -120,6 +133,7 @@ OPTIONS = options(
     out_option,
     click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower)."),
     click.option("--save", is_flag=True, help="Keep the reports in the store (the TUI dashboard shows the latest)."),
+    run_format_option,
 )
 
 
@@ -146,6 +160,7 @@ def score(
     out_path: Path | None,
     bounds: bool,
     save: bool,
+    run_format: RunFormat,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
     source = sources.choose_source(
@@ -163,17 +178,23 @@ def score(
         keep_unlabeled=keep_unlabeled,
     )  # fmt: skip
     # trec_eval's `all` rows are sums over the per-query values in its order: they are always scored
-    reports = scoring.score_runs(source, runs, chosen, per_query=per_query or fmt == "trec_eval", bounds=bounds)
+    reports = scoring.score_runs(
+        source, runs, chosen, per_query=per_query or fmt == "trec_eval", bounds=bounds, run_format=run_format
+    )
     _emit(reports, runs, fmt, naming, reference, per_query=per_query, min_coverage=min_coverage, out_path=out_path)
     if save:
         from .reports import save_and_say
 
         save_and_say(open_store(ctx), reports)
-    if min_coverage is not None:
-        low = scoring.coverage_violations(reports, min_coverage)
-        if low:
-            err.print(Text.assemble((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low))))
-            ctx.exit(1)
+    _check_coverage(ctx, reports, min_coverage)
+
+
+def _check_coverage(ctx: click.Context, reports: list[ScoreReport], min_coverage: float | None) -> None:
+    """`--min-coverage`: exit 1, naming each metric under it."""
+    low = scoring.coverage_violations(reports, min_coverage) if min_coverage is not None else []
+    if low:
+        err.print(Text.assemble((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low))))
+        ctx.exit(1)
 
 
 def _emit(
@@ -207,6 +228,10 @@ def _emit(
         ),
         out_path,
     )
+    if fmt in ("trec", "csv", "trec_eval"):  # a table's notes and the JSON say it; these formats have no room
+        for r in reports:
+            if r.run_read_as:
+                err.print(Text.assemble(("note:", "bold"), " ", data(f"{r.fingerprint.run.name}: {r.run_read_as}")))
 
 
 COMMANDS = [score]

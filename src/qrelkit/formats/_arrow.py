@@ -51,10 +51,14 @@ class Split(NamedTuple):
     floats: npt.NDArray[np.float64] | None
 
 
-def split(data: bytes, nfields: int, text_fields: tuple[int, ...], float_field: int | None) -> Split | None:
+def split(
+    data: bytes, nfields: int, text_fields: tuple[int, ...], float_field: int | None, int_field: int | None = None
+) -> Split | None:
     """The text columns `text_fields` (the first dictionary-encoded) and the float column
     `float_field` of a block of `nfields`-field lines; None when the block is not in the plainest
-    layout or a value is empty, missing or not a number (the numpy tokeniser then looks at it)."""
+    layout or a value is empty, missing or not a number (the numpy tokeniser then looks at it).
+    `int_field` is only checked: an integer of ASCII digits after at most a minus, or `0x` hex,
+    which pyarrow also takes (the caller gives no `int_field` for a block holding `0x`)."""
     mods = _pyarrow()
     if mods is None:
         return None
@@ -62,10 +66,10 @@ def split(data: bytes, nfields: int, text_fields: tuple[int, ...], float_field: 
     names = [f"f{i}" for i in range(nfields)]
     types: dict[str, Any] = {names[i]: pa.binary() for i in text_fields}
     types[names[text_fields[0]]] = pa.dictionary(pa.int32(), pa.binary())
-    wanted = [names[i] for i in text_fields]
-    if float_field is not None:
-        types[names[float_field]] = pa.float64()
-        wanted.append(names[float_field])
+    for number, kind in ((float_field, pa.float64()), (int_field, pa.int64())):
+        if number is not None:
+            types[names[number]] = kind
+    wanted = [names[i] for i in (*text_fields, float_field, int_field) if i is not None]
     try:
         table = csv.read_csv(
             pa.py_buffer(data),

@@ -24,7 +24,17 @@ import numpy.typing as npt
 
 from . import _arrow
 from ._io import MAX_ID_LENGTH
-from .trec import GRADE_MAX, GRADE_MIN, QRELS_LAYOUTS, RUN_LAYOUTS, layout_of, split_fields
+from .trec import (
+    GRADE_MAX,
+    GRADE_MIN,
+    QRELS_LAYOUTS,
+    RANK_FIELDS,
+    RANK_MAX,
+    RUN_LAYOUTS,
+    RunFormat,
+    layout_of,
+    split_fields,
+)
 
 COMPILED_FROM = 64 << 20
 """Files this large (or of unknown size: a pipe, `.gz`) are tokenised by pyarrow when it is installed."""
@@ -100,6 +110,8 @@ def _word_hash(chars: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
 class Parsed:
     columns: Columns
     doc_hash: npt.NDArray[np.uint64]
+    ranks: bool = False
+    """The run's third column held ranks (MS MARCO): `columns.value` is -rank."""
 
 
 def _fields_simple(
@@ -157,6 +169,8 @@ class _Block:
     doc_hash: npt.NDArray[np.uint64]
     query_hash: npt.NDArray[np.uint64]
     value: npt.NDArray[Any]
+    digits: bool = False
+    """Every value is ASCII digits (a 3-field run's: they may be ranks)."""
 
 
 @dataclass(frozen=True)
@@ -167,9 +181,17 @@ class _Layout:
     value_field: int
     compiled: bool = False
     """Tokenise with pyarrow where it can (`_arrow`)."""
+    rank_field: int | None = None
+    """Where a run's rank is (an integer: `trec.RANK_FIELDS`)."""
+    third: RunFormat | None = None
+    """A 3-field run's format (`auto`, `scores` or `msmarco`): what its values may be."""
+
+    @property
+    def maybe_ranks(self) -> bool:
+        return self.third in ("auto", "msmarco")
 
 
-def _first_layout(head: bytes, kind: str) -> tuple[_Layout, int] | None:
+def _first_layout(head: bytes, kind: str, run_format: RunFormat = "auto") -> tuple[_Layout, int] | None:
     """The layout the first line sets and where the data starts (past a header row); None when the
     first line is blank, a comment or fits no layout (the exact reader decides)."""
     cut = head.find(b"\n")
@@ -177,13 +199,15 @@ def _first_layout(head: bytes, kind: str) -> tuple[_Layout, int] | None:
     if not first.strip() or first.lstrip().startswith(b"#") or max(first, default=0) > 126:
         return None
     fields = split_fields(first.decode("ascii"))
-    found = layout_of(fields, kind)
+    found = layout_of(fields, kind, run_format)
     if found is None:
         return None
     layout, header = found
     _, doc_field, value_field = (RUN_LAYOUTS if kind == "run" else QRELS_LAYOUTS)[layout]
     start = (cut + 1 if cut >= 0 else len(head)) if header else 0
-    return _Layout(len(fields), doc_field, value_field), start
+    rank_field = RANK_FIELDS.get(layout) if kind == "run" else None
+    third = run_format if kind == "run" and layout == 3 else None
+    return _Layout(len(fields), doc_field, value_field, rank_field=rank_field, third=third), start
 
 
 Field = tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64]]
@@ -191,16 +215,17 @@ Field = tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int64
 
 
 def _numpy_tokens(buf: npt.NDArray[np.uint8], layout: _Layout) -> list[Field] | None:
-    """Query, doc and value tokens cut by numpy, for any white-space layout; None when a control
-    character is in the text (no separator: the exact reader refuses the id) or a line does
-    not have the layout's fields."""
+    """Query, doc and value tokens (and a run's ranks) cut by numpy, for any white-space layout;
+    None when a control character is in the text (no separator: the exact reader refuses the id)
+    or a line does not have the layout's fields."""
     space = buf <= 32
     if (space & ((buf < 9) | ((buf > 13) & (buf < 32)))).any():
         return None
     fields = _fields_simple(buf, space, layout.nfields) or _fields_general(buf, space, layout.nfields)
     if fields is None:
         return None
-    return [(buf, *fields[j]) for j in (0, layout.doc_field, layout.value_field)]
+    wanted = (0, layout.doc_field, layout.value_field) + (() if layout.rank_field is None else (layout.rank_field,))
+    return [(buf, *fields[j]) for j in wanted]
 
 
 def _arrow_tokens(data: bytes, buf: npt.NDArray[np.uint8], kind: str, layout: _Layout) -> _arrow.Split | None:
@@ -209,8 +234,18 @@ def _arrow_tokens(data: bytes, buf: npt.NDArray[np.uint8], kind: str, layout: _L
     if not layout.compiled or np.count_nonzero(buf < 32) != np.count_nonzero(buf == 10):
         return None  # tabs, CR or control characters: the numpy tokeniser looks at them
     if kind == "run":
-        return _arrow.split(data, layout.nfields, (0, layout.doc_field), layout.value_field)
+        integer = layout.rank_field if b"0x" not in data and b"0X" not in data else None  # pyarrow takes hex
+        ranks = () if layout.rank_field is None or integer is not None else (layout.rank_field,)
+        split = _arrow.split(data, layout.nfields, (0, layout.doc_field, *ranks), layout.value_field, integer)
+        if split is not None and layout.maybe_ranks and _integral(split.floats):
+            return None  # maybe ranks: the numpy tokeniser looks at the digits themselves
+        return split
     return _arrow.split(data, layout.nfields, (0, layout.doc_field, layout.value_field), None)
+
+
+def _integral(floats: npt.NDArray[np.float64] | None) -> bool:
+    """Every value a whole number of at least 0 (what ASCII digits parse to)."""
+    return floats is not None and bool(((floats >= 0) & (floats == np.floor(floats))).all())
 
 
 def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
@@ -226,22 +261,38 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
         return None  # an id may not start with `#` (the exact reader says so)
     if any(int((ends - starts).max(initial=0)) > MAX_ID_LENGTH for starts, ends in (q_span, d_span)):
         return None  # the exact reader names the over-long id
+    rank_tokens = None  # pyarrow checked the ranks as it parsed them, unless it gave them as text
+    if layout.rank_field is not None:
+        rank_tokens = tokens[3] if arrow is None else tokens[2] if len(tokens) > 2 else None
+    if rank_tokens is not None and not _integer_tokens(*rank_tokens):
+        return None  # a rank that is no integer (or a long one): the exact reader decides
     query, query_hash = _cut(q_buf, *q_span, hashed=True)
     if arrow is not None:  # distinct queries: one row per line
         query, query_hash = query[arrow.first_index], cast(npt.NDArray[np.uint64], query_hash)[arrow.first_index]
     doc, doc_hash = _cut(d_buf, *d_span, hashed=True)
-    value = arrow.floats if arrow is not None and arrow.floats is not None else _values(tokens[2], kind)
+    if layout.nfields == 4 and len(doc) and (doc == b"Q0").any():
+        return None  # a TREC line that lost two fields: the exact reader refuses it
+    digits = False
+    value: npt.NDArray[Any] | None = None
+    if arrow is not None and arrow.floats is not None:
+        value = arrow.floats
+    else:
+        raw_value = _cut(*tokens[2], hashed=False)[0]
+        value, digits = _values(raw_value, kind), layout.maybe_ranks and _digits(raw_value, signed=False)
     if value is None or kind == "run" and not np.isfinite(value).all():
         return None
+    if layout.third == "msmarco" and not digits:
+        return None  # the exact reader names the value that is no rank
     if kind == "qrels" and len(value) and (value.min() < GRADE_MIN or value.max() > GRADE_MAX):
         return None
-    return _Block(query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value)
+    return _Block(
+        query, doc, cast(npt.NDArray[np.uint64], doc_hash), cast(npt.NDArray[np.uint64], query_hash), value, digits
+    )
 
 
-def _values(token: Field, kind: str) -> npt.NDArray[Any] | None:
+def _values(raw_value: npt.NDArray[np.bytes_], kind: str) -> npt.NDArray[Any] | None:
     """Scores (run) or grades (qrels) from their tokens; None when one does not parse."""
-    raw_value, _ = _cut(*token, hashed=False)
-    if kind == "qrels" and not _ascii_integers(raw_value):
+    if kind == "qrels" and not _digits(raw_value, signed=True):
         return None  # `+2`, `1_0`: int() takes them, trec_eval's grades are digits; the exact reader says so
     try:
         return raw_value.astype(np.float64) if kind == "run" else raw_value.astype(np.int64)
@@ -249,14 +300,44 @@ def _values(token: Field, kind: str) -> npt.NDArray[Any] | None:
         return None
 
 
-def _ascii_integers(raw: npt.NDArray[np.bytes_]) -> bool:
-    """Every value is ASCII digits with at most a leading minus (NUL is the array's padding)."""
+def _integer_tokens(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> bool:
+    """Every token is ASCII digits after at most a leading minus (`trec.parse_grade`), and at most
+    `_LONG_INTEGER` bytes long (a longer one is left to the exact reader). Looks at the tokens in
+    place, a byte position at a time (a rank column is a few bytes wide: cheaper than cutting it)."""
+    lengths = ends - starts
+    if not len(starts):
+        return True
+    first = buf[starts]
+    if not (((first - np.uint8(48)) < 10) | ((first == 45) & (lengths > 1))).all():
+        return False
+    longest = int(lengths.max())
+    if longest > _LONG_INTEGER:
+        return False
+    for k in range(1, longest):
+        at = starts[lengths > k] + k
+        if not ((buf[at] - np.uint8(48)) < 10).all():
+            return False
+    return True
+
+
+_LONG_INTEGER = 32
+"""Longer integer tokens go to the exact reader (which takes any length)."""
+
+
+def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
+    """Every value is ASCII digits (`signed`: after at most a leading minus), as `trec.parse_grade`
+    reads them (NUL is the array's padding)."""
     width = raw.dtype.itemsize
     if len(raw) == 0 or width == 0:
         return True
     chars = np.frombuffer(raw.tobytes(), dtype=np.uint8).reshape(len(raw), width)
     ok = ((chars >= 48) & (chars <= 57)) | (chars == 0)
-    ok[:, 0] |= chars[:, 0] == 45
+    if signed:
+        ok[:, 0] |= chars[:, 0] == 45
+        if width > 1:
+            ok[:, 0] &= (chars[:, 0] != 45) | (chars[:, 1] != 0)  # a minus alone is no number
+        else:
+            ok[:, 0] &= chars[:, 0] != 45
     return bool(ok.all())
 
 
@@ -270,17 +351,20 @@ def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
     return out
 
 
-def trec_columns(data: bytes | Iterable[bytes], kind: str, *, large: bool = False) -> Parsed | None:
+def trec_columns(
+    data: bytes | Iterable[bytes], kind: str, *, large: bool = False, run_format: RunFormat = "auto"
+) -> Parsed | None:
     """Columns of a TREC run (`kind="run"`: 6 or more fields, or 3 or 4, as `trec.read_run` reads
-    them) or qrels (`kind="qrels"`: 4 fields, or 3 after a header row), from the whole text or
-    from blocks of whole lines (`formats.read_blocks`); None when anything is irregular (every
-    line must have as many fields as the first). `large` (a file of `COMPILED_FROM` bytes or more,
-    or of unknown size) tokenises with pyarrow where it is installed: the same arrays, faster."""
+    them, `run_format` saying which) or qrels (`kind="qrels"`: 4 fields, or 3 after a header row),
+    from the whole text or from blocks of whole lines (`formats.read_blocks`); None when anything
+    is irregular (every line must have as many fields as the first). `large` (a file of
+    `COMPILED_FROM` bytes or more, or of unknown size) tokenises with pyarrow where it is
+    installed: the same arrays, faster."""
     blocks = iter([data] if isinstance(data, bytes) else data)
     head = next(blocks, b"")
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
-    first = _first_layout(head, kind)
+    first = _first_layout(head, kind, run_format)
     if first is None:
         return None
     layout, start = first
@@ -323,7 +407,32 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
         doc=_concat([p.doc for p in parsed]),
         value=np.concatenate([p.value for p in parsed]),
     )
-    return Parsed(columns, doc_hash)
+    ranks = False
+    if layout.maybe_ranks and all(p.digits for p in parsed):
+        found = _ranks(columns.query, cast(npt.NDArray[np.float64], columns.value), strict=layout.third == "msmarco")
+        if found is None:
+            return None  # queries not in one block each, or no ranks where they must be: the exact reader decides
+        ranks = found
+        if ranks:
+            columns = dataclasses.replace(columns, value=-columns.value)
+    return Parsed(columns, doc_hash, ranks)
+
+
+def _ranks(query: npt.NDArray[np.bytes_], value: npt.NDArray[np.float64], *, strict: bool) -> bool | None:
+    """Whether whole-number values are ranks as `trec.RankCheck` tells them: 1, 2, ..., n within
+    each query, or (`strict`, MS MARCO said outright) rising, at most `RANK_MAX`; None when a
+    query's lines are not all together (the exact reader looks at them) or `strict` ranks are not."""
+    n = len(query)
+    new = np.ones(n, dtype=bool)
+    new[1:] = query[1:] != query[:-1]
+    starts = np.flatnonzero(new)
+    if len(np.unique(query[starts])) != len(starts):
+        return None
+    if strict:
+        rising = (value[1:] > value[:-1]) | new[1:]
+        return True if bool(rising.all()) and float(value.max(initial=0)) <= RANK_MAX else None
+    first = np.repeat(starts, np.diff(np.append(starts, n)))
+    return bool((value == np.arange(1, n + 1) - first).all())
 
 
 @dataclass(frozen=True)

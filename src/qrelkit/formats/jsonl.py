@@ -116,7 +116,8 @@ def _pair(obj: dict[str, Any], hint: str, name: str, lineno: int) -> tuple[str, 
 
 
 def read_run(path: PathLike, *, check_repeats: bool = True) -> Iterator[RunRecord]:
-    """A run as JSONL with `query_id`, `doc_id`, `score`; duplicates are errors naming both lines
+    """A run as JSONL with `query_id`, `doc_id`, `score` (a `rank`, if given, is an integer and is
+    otherwise ignored, as in a TREC run); duplicates are errors naming both lines
     unless `check_repeats=False` (`formats.exact_columns` finds them from hashes)."""
     name = display(path)
     seen: dict[tuple[str, str], int] = {}
@@ -125,6 +126,14 @@ def read_run(path: PathLike, *, check_repeats: bool = True) -> Iterator[RunRecor
         score = obj.get("score")
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
             raise InputError(f"score {score!r:.40} is not a finite number", RUN_HINT, path=name, line=lineno)
+        rank = obj.get("rank")
+        if "rank" in obj and (isinstance(rank, bool) or not isinstance(rank, int)):
+            raise InputError(
+                f"rank {rank!r:.40} is not an integer",
+                "a rank, if given, is an integer (the score ranks)",
+                path=name,
+                line=lineno,
+            )
         if check_repeats:
             message = f"document {docid!r} appears twice for query {qid!r}"
             refuse_repeat(seen, (qid, docid), lineno, message, RUN_REPEAT_HINT, name)

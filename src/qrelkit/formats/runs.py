@@ -8,9 +8,10 @@ first block's content) is parsed from the blocks that read took in. `-` is stand
 named pipe (`<(zcat run.gz)`) is read as well: `formats._io` keeps a copy of what it read once,
 so the readers may open it again. numpy loads on the first read, not on import.
 
-Formats (`file_kind`): TREC text (runs of 3, 4 or 6+ fields, qrels of 4, or 3 after a header;
-see `formats.trec`), JSON Lines (`.jsonl` / `.ndjson`, or a first line that is an object with a
-`query_id`), a JSON dict (any other file starting with `{`).
+Formats (`file_kind`): TREC text (runs of 3, 4 or 6+ fields, a 3-field one read as scores or as
+MS MARCO ranks, `trec.RUN_FORMATS`; qrels of 4, or 3 after a header; see `formats.trec`), JSON
+Lines (`.jsonl` / `.ndjson`, or a first line that is an object with a `query_id`), a JSON dict
+(any other file starting with `{`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..errors import InputError
 from ..models.reports import ScoreReport
 from . import jsondict, jsonl, trec
 from ._io import HashedPath, PathLike, PlainFile, display, is_stdin, peek, read_blocks
-from .trec import QrelRecord, RunRecord
+from .trec import QrelRecord, RankCheck, RunFormat, RunRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -124,16 +125,33 @@ def run_name(path: Path) -> str:
 
 
 def read_run_records(
-    path: PathLike, kind: FileKind | None = None, *, check_repeats: bool = True
+    path: PathLike, kind: FileKind | None = None, *, check_repeats: bool = True, run_format: RunFormat = "auto"
 ) -> Iterator[RunRecord]:
     """A run's lines through the exact reader its format (`kind`, default `file_kind`) calls for,
-    streamed; a bad line or a repeated (query, doc) pair is an `InputError` naming the line.
-    `check_repeats=False` leaves repeats to the caller (a JSON dict refuses a repeated key as
-    it parses, either way)."""
+    streamed, with the scores to rank by (-rank for MS MARCO ranks); a bad line or a repeated
+    (query, doc) pair is an `InputError` naming the line. `check_repeats=False` leaves repeats to
+    the caller (a JSON dict refuses a repeated key as it parses, either way). `run_format` says
+    how a TREC text run is laid out (`trec.RUN_FORMATS`)."""
     kind = kind or file_kind(path)
+    _check_format(kind, run_format, display(path))
     if kind == "jsonl":
         return jsonl.read_run(path, check_repeats=check_repeats)
-    return jsondict.read_run(path) if kind == "json" else trec.read_run(path, check_repeats=check_repeats)
+    if kind == "json":
+        return jsondict.read_run(path)
+    return trec.read_run(path, check_repeats=check_repeats, run_format=run_format)
+
+
+_KIND_NAMES = {"jsonl": "JSON Lines", "json": "a JSON dict", "trec": "TREC text"}
+
+
+def _check_format(kind: FileKind, run_format: RunFormat, name: str) -> None:
+    """A run format other than `auto` names a TREC text layout: a JSON run has its keys instead."""
+    if run_format != "auto" and kind != "trec":
+        raise InputError(
+            f"the run format {run_format} is for TREC text runs; this file is {_KIND_NAMES[kind]}",
+            "leave the run format out (--run-format auto) for a JSON run",
+            path=name,
+        )
 
 
 def read_qrels_records(
@@ -160,6 +178,13 @@ class RunFile:
     """Per-row hash of the doc ids when the fast parser read the file (scoring reuses it), else None."""
     sha256: str
     """`sha256:<hex>` of the file's bytes (decompressed for `.gz`)."""
+    ranks: bool = False
+    """The third column of a 3-field file held ranks (MS MARCO): `columns.value` is -rank."""
+
+    @property
+    def read_as(self) -> str | None:
+        """What a score report says of how the file was read, when not as scores."""
+        return trec.MSMARCO_NOTE if self.ranks else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,8 +203,16 @@ Rows = Callable[[HashedPath, FileKind], Iterable[tuple[str, str, float, int]]]
 finds repeats from hashes: `exact_columns`)."""
 
 
-def _run_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float, int]]:
-    return read_run_records(source, kind, check_repeats=False)
+def _run_rows(check: RankCheck) -> Rows:
+    """The exact reader of a run, its values as written (ranks, when `check.ranks` says so)."""
+
+    def rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float, int]]:
+        _check_format(kind, check.run_format, display(source))
+        if kind == "trec":
+            return trec.run_lines(source, check, check_repeats=False)
+        return read_run_records(source, kind, check_repeats=False)
+
+    return rows
 
 
 def _qrels_rows(source: HashedPath, kind: FileKind) -> Iterable[tuple[str, str, float, int]]:
@@ -210,15 +243,21 @@ def _large(path: Path) -> bool:
 
 
 def _read(
-    path: Path, kind: Literal["run", "qrels"], rows: Rows, source: HashedPath | None = None
-) -> tuple[Columns, npt.NDArray[np.uint64] | None, str]:
-    """Columns, doc hashes (fast path only) and sha256. The first block tells the format (unless
-    the suffix did): TREC goes to the fast parser, a JSON dict is parsed from the blocks read; the
-    exact reader reads again only when the fast parser gives up (or for JSON Lines)."""
+    path: Path,
+    kind: Literal["run", "qrels"],
+    rows: Rows,
+    source: HashedPath | None = None,
+    check: RankCheck | None = None,
+) -> tuple[Columns, npt.NDArray[np.uint64] | None, str, bool]:
+    """Columns, doc hashes (fast path only), sha256 and whether a run's values are ranks (then
+    the columns hold -rank). The first block tells the format (unless the suffix did): TREC goes
+    to the fast parser, a JSON dict is parsed from the blocks read; the exact reader reads again
+    only when the fast parser gives up (or for JSON Lines)."""
     from .columns import Columns, trec_columns  # numpy loads here, when a file is scored
     from .exact_columns import exact_columns
 
     source = source if source is not None else HashedPath(path)
+    run_format: RunFormat = check.run_format if check is not None else "auto"
     parsed, data = None, None
     found: FileKind = "jsonl"
     if not is_jsonl(path):
@@ -226,26 +265,32 @@ def _read(
             head = next(blocks, b"")
             found = kind_of(head)
             if found == "trec":
-                parsed = trec_columns(itertools.chain([head], blocks), kind, large=_large(path))
+                parsed = trec_columns(itertools.chain([head], blocks), kind, large=_large(path), run_format=run_format)
             elif found == "json":
+                _check_format(found, run_format, display(path))
                 data = head + b"".join(blocks)
+    ranks = False
     if data is not None:
         columns, doc_hash = Columns.from_rows(_json_rows(data, display(path), kind), integer=kind == "qrels"), None
     elif parsed is None:  # JSONL or irregular: the exact reader names any bad line; its read is hashed
         columns, doc_hash = exact_columns(rows(source, found), kind, display(path)), None
+        if check is not None and check.ranks:
+            ranks, columns = True, Columns(columns.query, columns.doc, -columns.value)
     else:
-        columns, doc_hash = parsed.columns, parsed.doc_hash
+        columns, doc_hash, ranks = parsed.columns, parsed.doc_hash, parsed.ranks
     if len(columns.query) == 0:
         raise InputError(f"no {kind} lines in the file", "is this the right file?", path=display(path))
-    return columns, doc_hash, source.sha256()
+    return columns, doc_hash, source.sha256(), ranks
 
 
-def read_run_file(path: Path) -> RunFile:
+def read_run_file(path: Path, run_format: RunFormat = "auto") -> RunFile:
     """Read a run (TREC, JSON Lines or a JSON dict, see `file_kind`; `.gz` either way; `-` for
-    standard input) for scoring. A bad line or a repeated (query, doc) pair is an `InputError`
-    naming the line; so is a file with no run line."""
-    columns, doc_hash, sha256 = _read(path, "run", _run_rows)
-    return RunFile(path=path, name=run_name(path), columns=columns, doc_hash=doc_hash, sha256=sha256)
+    standard input) for scoring; `run_format` says how a TREC text run is laid out
+    (`trec.RUN_FORMATS`: by default told from the file). A bad line or a repeated (query, doc)
+    pair is an `InputError` naming the line; so is a file with no run line."""
+    check = RankCheck(run_format)
+    columns, doc_hash, sha256, ranks = _read(path, "run", _run_rows(check), check=check)
+    return RunFile(path=path, name=run_name(path), columns=columns, doc_hash=doc_hash, sha256=sha256, ranks=ranks)
 
 
 def read_qrels_file(path: Path, *, plain_limit: int | None = None) -> QrelsFile:
@@ -255,5 +300,5 @@ def read_qrels_file(path: Path, *, plain_limit: int | None = None) -> QrelsFile:
     must be a plain file of at most that many bytes, opened without following a symlink (a
     version's qrels.txt: `_io.PlainFile`)."""
     source = PlainFile(path, plain_limit) if plain_limit is not None else None
-    columns, doc_hash, sha256 = _read(path, "qrels", _qrels_rows, source)
+    columns, doc_hash, sha256, _ = _read(path, "qrels", _qrels_rows, source)
     return QrelsFile(path=path, columns=columns, doc_hash=doc_hash, sha256=sha256)

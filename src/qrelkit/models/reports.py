@@ -122,6 +122,9 @@ class ScoreReport(_Model):
     """Query -> stratum, with `per_query` (a later comparison reports per-stratum deltas)."""
     stratum_weights: dict[str, float] = Field(default_factory=dict)
     """Traffic weights the weighted means used."""
+    run_read_as: str | None = None
+    """How the run file was read when its lines hold no scores: `read as MS MARCO ranks (qid pid
+    rank)` (ranked by rank, rank 1 first); null for scores."""
     missing_from_run: list[str] | None = None
     """With `per_query`: the evaluated queries the run has no document for (each scored 0)."""
     unlabeled_queries: list[str] | None = None

@@ -149,6 +149,8 @@ def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query
         f"of the unlabeled documents. ! coverage < {threshold:.0%}",
         style="dim",
     )
+    if rep.run_read_as:
+        notes.append(f"\nrun {rep.run_read_as}: ranked by rank, rank 1 first.")
     parts: list[RenderableType] = [table, notes]
     strata = sorted({s for m in rep.metrics.values() for s in m.by_stratum})
     if len(strata) > 1:

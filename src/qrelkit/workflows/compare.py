@@ -3,10 +3,12 @@ checked for comparability, paired, and held to the CI gates (`--fail-if-worse`, 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import versioning
 from ..errors import UsageError
@@ -15,6 +17,9 @@ from ..scoring.measures import parse_measure
 from ..storage import Store
 from .scoring import display_names, score_run
 from .sources import choose_source, merge, plan
+
+if TYPE_CHECKING:
+    from ..formats.trec import RunFormat
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ class CompareOptions:
     """A leaderboard even for two inputs (three or more always make one)."""
     delta: float | None = None
     """The change that matters: the sensitivity says how many queries would detect it."""
+    run_format: RunFormat = "auto"
+    """How TREC text runs are laid out (`formats.trec.RUN_FORMATS`)."""
     keep_unlabeled: bool = False
     """Score the golden-set queries with no label as 0 (runs only; default: left out, counted)."""
 
@@ -85,6 +92,8 @@ class CompareOutcome:
     comparison: Comparison
     mismatches: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """How runs were read when not as scores (`read_notes`)."""
 
 
 def canonical_report(report: ScoreReport) -> ScoreReport:
@@ -130,7 +139,7 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         )  # fmt: skip
         at = [i for i, p in enumerate(paths) if p not in saved]
         for i, run, name in zip(at, runs, display_names(runs), strict=True):
-            scored[i] = [score_run(source, run, chosen, per_query=True, name=name)]
+            scored[i] = [score_run(source, run, chosen, per_query=True, name=name, run_format=opts.run_format)]
     return [r for i, p in enumerate(paths) for r in (saved.get(p) or scored[i])]
 
 
@@ -146,6 +155,7 @@ class LeaderboardOutcome:
     leaderboard: Leaderboard
     mismatches: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def compare_any(
@@ -159,9 +169,15 @@ def compare_any(
             f"compare needs at least two reports, the inputs hold {len(reports)}",
             "give a baseline and one or more candidates: run files, saved reports, or a report file of several runs",
         )
+    notes = read_notes(reports)
     if len(reports) == 2 and not opts.leaderboard:
-        return _pairwise(reports[0], reports[1], opts)
-    return _leaderboard(reports, opts)
+        return dataclasses.replace(_pairwise(reports[0], reports[1], opts), notes=notes)
+    return dataclasses.replace(_leaderboard(reports, opts), notes=notes)
+
+
+def read_notes(reports: Sequence[ScoreReport]) -> list[str]:
+    """`RUN: read as MS MARCO ranks (qid pid rank)` for each report whose run held no scores."""
+    return [f"{r.fingerprint.run.name}: {r.run_read_as}" for r in reports if r.run_read_as]
 
 
 def compare(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> CompareOutcome:
@@ -173,7 +189,7 @@ def compare(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
             f"compare needs two reports, the inputs hold {len(reports)}",
             "give two run files, two saved reports, or one report file of two runs",
         )
-    return _pairwise(reports[0], reports[1], opts)
+    return dataclasses.replace(_pairwise(reports[0], reports[1], opts), notes=read_notes(reports))
 
 
 def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> CompareOutcome:

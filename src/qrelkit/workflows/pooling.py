@@ -12,12 +12,13 @@ from ..storage import Store
 from .queue import labels_by_query
 
 if TYPE_CHECKING:
+    from ..formats.trec import RunFormat
     from ..scoring.arrays import RunLists
 
 
-def read_run_lists(paths: Sequence[Path], depth: int) -> list[RunLists]:
-    """Each run's top `depth` documents per query (trec_eval order); run names must differ (they
-    name the runs in the store)."""
+def read_run_lists(paths: Sequence[Path], depth: int, run_format: RunFormat = "auto") -> list[RunLists]:
+    """Each run's top `depth` documents per query (trec_eval order; an MS MARCO run's by rank); run
+    names must differ (they name the runs in the store)."""
     from ..formats.runs import read_run_file, run_name
     from ..scoring.arrays import RunLists, top_columns
 
@@ -28,21 +29,23 @@ def read_run_lists(paths: Sequence[Path], depth: int) -> list[RunLists]:
     lists = []
     for path, name in zip(paths, names, strict=True):
         # read as `score` reads it (an empty file is refused there); one sort picks each query's top
-        lists.append(RunLists(name, top_columns(read_run_file(path).columns, depth)))
+        lists.append(RunLists(name, top_columns(read_run_file(path, run_format).columns, depth)))
     return lists
 
 
-def pool(store: Store, paths: Sequence[Path], *, depth: int, stratum: str | None = None) -> PoolResult:
+def pool(
+    store: Store, paths: Sequence[Path], *, depth: int, stratum: str | None = None, run_format: RunFormat = "auto"
+) -> PoolResult:
     """Pool each run's unlabeled top `depth` pairs (of one stratum's queries, if given)."""
     store.check_stratum(stratum)
-    lists = read_run_lists(paths, depth)
+    lists = read_run_lists(paths, depth, run_format)
     return store.pool_runs(lists, depth=depth, paths=[str(p) for p in paths], stratum=stratum)
 
 
-def run_coverage(store: Store, paths: Sequence[Path], k: int) -> list[RunCoverage]:
+def run_coverage(store: Store, paths: Sequence[Path], k: int, run_format: RunFormat = "auto") -> list[RunCoverage]:
     """The judged coverage of each run's top k, per golden-set query and stratum."""
     from ..scoring.coverage import run_coverage as coverage
 
     strata = store.query_strata()
     labels = labels_by_query(store.label_rows())
-    return [coverage(run, strata, labels, k) for run in read_run_lists(paths, k)]
+    return [coverage(run, strata, labels, k) for run in read_run_lists(paths, k, run_format)]

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..formats.columns import Columns
+    from ..formats.trec import RunFormat
 
 
 def display_names(paths: Sequence[Path]) -> list[str]:
@@ -49,9 +50,11 @@ def score_run(
     per_query: bool = False,
     bounds: bool = True,
     name: str | None = None,
+    run_format: RunFormat = "auto",
 ) -> ScoreReport:
     """Score one run file (read once: fast path, exact fallback and sha256 together) against
-    `source`; the report's run is called `name` (default: the file name)."""
+    `source`; the report's run is called `name` (default: the file name). `run_format` says how a
+    TREC text run is laid out (`formats.trec.RUN_FORMATS`); the report says when it held ranks."""
     from ..formats.runs import is_report, read_run_file
     from ..scoring import evaluate_columns  # numpy loads only when scoring
 
@@ -59,7 +62,7 @@ def score_run(
         raise InputError(
             "a .json file is a saved report, not a run", "runs are TREC text or JSON Lines (.jsonl)", path=str(path)
         )
-    run = read_run_file(path)
+    run = read_run_file(path, run_format)
     check_shared_queries(source, run.columns, name or as_text(path.name))
     scale = source.info.scale
     ev = evaluate_columns(
@@ -90,6 +93,8 @@ def score_run(
         **policy,
     )
     report = ev.report(fingerprint, per_query=per_query)
+    if run.read_as is not None:
+        report = report.model_copy(update={"run_read_as": run.read_as})
     if plan.outside:  # queries of the golden set a profile leaves out are not "run-only"
         in_run = {q.decode() for q in set(run.columns.query.tolist())} & plan.outside
         counts = report.queries.model_copy(
@@ -127,11 +132,17 @@ def _ids(column: npt.NDArray[np.bytes_]) -> list[str]:
 
 
 def score_runs(
-    source: ScoringSource, paths: Sequence[Path], plan: ScoringPlan, *, per_query: bool = False, bounds: bool = True
+    source: ScoringSource,
+    paths: Sequence[Path],
+    plan: ScoringPlan,
+    *,
+    per_query: bool = False,
+    bounds: bool = True,
+    run_format: RunFormat = "auto",
 ) -> list[ScoreReport]:
     """Score every run file, each under a name that tells it from the others (`display_names`)."""
     return [
-        score_run(source, path, plan, per_query=per_query, bounds=bounds, name=name)
+        score_run(source, path, plan, per_query=per_query, bounds=bounds, name=name, run_format=run_format)
         for path, name in zip(paths, display_names(paths), strict=True)
     ]
 
