@@ -2,8 +2,10 @@
 
 All three are sums of a per-rank weight times a non-decreasing function of the grade at that rank
 (for ERR: the derivative in each rank's stopping probability is
-Π_{i<j}(1 - R_i) (1/j - Σ_{r>j} R_r Π_{j<i<r}(1 - R_i) / r) >= 0), so the bounds are the two
-uniform completions: every unlabeled document in the window at the bottom grade, or at the top.
+Π_{i<j}(1 - R_i) (1/j - Σ_{r>j} R_r Π_{j<i<r}(1 - R_i) / r) >= 0), and none reads a label below
+rank k, so the bounds are the two uniform completions: every unlabeled document in the window at
+the lowest gain (grade), or at the highest. RBP's upper bound is rbp_eval's residual, which also
+counts ranks past the end of the run: exact only where the run fills the top k (`rbp`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .arrays import ABSENT, UNLABELED, Ranked
-from .kernel_base import Bounded, FloatArray, Kernel, discounts, exact, gains_of, window
+from .kernel_base import Bounded, FloatArray, Kernel, can_be_relevant, discounts, exact, gains_of, window
 from .measures import Measure
 
 RBP_P = 0.8
@@ -31,8 +33,7 @@ def dcg(r: Ranked, m: Measure, _t: int) -> Bounded:
     w = window(r, m.cutoff)
     gains = gains_of(r, m)
     value = _dcg_of(w, gains, 0.0)
-    low = _dcg_of(w, gains, min(0.0, float(gains.min())))
-    return exact(value, low, _dcg_of(w, gains, max(0.0, float(gains.max()))))
+    return exact(value, _dcg_of(w, gains, float(gains.min())), _dcg_of(w, gains, float(gains.max())))
 
 
 def _stop(r: Ranked) -> FloatArray:
@@ -71,8 +72,14 @@ def _rbp_parts(r: Ranked, m: Measure, t: int) -> tuple[FloatArray, FloatArray]:
 
 
 def rbp(r: Ranked, m: Measure, t: int) -> Bounded:
+    """[RBP, RBP + residual]: exact where the run fills the top k (the residual is then the weight
+    of the unlabeled documents); the residual of the ranks past the end of the run (every rank
+    without a cutoff) is weight no labeling reaches, so there it is an outer interval."""
     value, residual = _rbp_parts(r, m, t)
-    return exact(value, value, value + residual)
+    full = np.zeros(len(value), dtype=bool) if m.cutoff is None else r.n_ret >= m.cutoff
+    if not can_be_relevant(r, t):  # no unlabeled document can become relevant
+        full &= ~(window(r, m.cutoff) == UNLABELED).any(axis=1)
+    return value, value, value + residual, full
 
 
 def rbp_residual(r: Ranked, m: Measure, t: int) -> FloatArray:
