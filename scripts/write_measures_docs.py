@@ -95,7 +95,10 @@ GENERAL = """\
   NaN too), null in JSON and `n/a` in tables, never 0.
 - **Unlabeled documents** (absent from the qrels, skipped, or graded -1) count as not relevant
   for the value; coverage says how much of the window is labeled, and bounds how far the value
-  could still move.
+  could still move: the minimum and maximum over every labeling of the unlabeled documents
+  retrieved, at any rank (one below k can still raise R or the ideal DCG); documents not
+  retrieved stay unlabeled. `exact: false` marks an outer interval, which still contains every
+  labeling's value.
 - **`--format trec_eval`** prints trec_eval's layout (`%-22s\\t%s\\t%6.4f`, integers for the
   counts), its names, its order, `runid` (the tag of the run's last line), `num_q` and the counts
   `num_ret`, `num_rel`, `num_rel_ret`; with `--per-query` the per-query rows of `trec_eval -q`.

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from qrelkit.scoring import evaluate
 from qrelkit.scoring import kernels as kernels_module
@@ -32,65 +33,161 @@ MEASURES = [
     "Judged@5",
 ]
 
+GAIN_MAPS = (
+    "{0:0,1:1,2:3,3:7}",
+    "{0:0,1:2,2:1,3:5}",  # not monotone in the grade
+    "{0:1,1:2,2:3,3:4}",  # grade 0 gains too
+    "{0:-1,1:1,2:2,3:4}",  # a negative gain
+    "{0:0,2:5}",  # grades left out keep their grade as gain
+)
 
-def _window_unlabeled(labels: dict[str, int], ranked_docs: list[str], k: int | None) -> list[str]:
-    window = ranked_docs if k is None else ranked_docs[:k]
-    return [d for d in window if labels.get(d, -1) < 0]
+
+def measure_names(k: int) -> list[str]:
+    """Every family with bounds, with and without cutoff k, thresholds and gains."""
+    names = [f"{f}@{k}" for f in ("P", "R", "AP", "nDCG", "RR", "Success", "DCG", "ERR", "RBP", "Judged")]
+    names += ["AP", "nDCG", "RR", "DCG", "ERR", "RBP", "Rprec", "SetP", "SetR", "SetF"]
+    names += ["NumRel", "NumRelRet", "NumRet", "NumQ", "NumRet(rel=2)"]
+    names += [f"{f}(rel=2)@{k}" for f in ("P", "R", "AP", "RR", "Success", "RBP")]
+    names += [f"P(rel=3)@{k}", f"R(rel=3)@{k}", "Rprec(rel=2)", "SetR(rel=2)", "SetF(rel=3)", "AP(rel=3)"]
+    names += [f"nDCG(gain=exp)@{k}", "nDCG(gain=exp)", f"DCG(gain=exp)@{k}", f"RBP(p=0.5)@{k}"]
+    for gains in GAIN_MAPS:
+        names += [f"nDCG(gains={gains})@{k}", f"nDCG(gains={gains})", f"DCG(gains={gains})@{k}"]
+    return names
+
+
+def ranked_docs(run: dict[str, float]) -> list[str]:
+    """The run in trec_eval order: score descending, then document id descending (bytes)."""
+    return [d.decode() for _, d in sorted(((s, d.encode()) for d, s in run.items()), reverse=True)]
 
 
 def brute_force(
-    labels: dict[str, int], run: dict[str, float], name: str, max_grade: int, t: int
-) -> tuple[float, float]:
-    """Min and max of the measure over every grade assignment to the unlabeled docs in its window."""
-    m = parse_measure(name)
-    ranked_docs = [d for _, d in sorted(((s, d.encode()) for d, s in run.items()), reverse=True)]
-    ranked = [d.decode() for d in ranked_docs]
-    unl = _window_unlabeled(labels, ranked, m.cutoff)
-    values = []
-    for grades in itertools.product(range(max_grade + 1), repeat=len(unl)):
-        completed = {d: g for d, g in labels.items() if g >= 0}
-        completed.update(zip(unl, grades, strict=True))
-        ev = evaluate(
-            {"q": completed}, {"q": run}, name, relevance_threshold=t, max_grade=max_grade, keep_unlabeled=True
-        )
-        values.append(ev.per_query()["q"][name])
-    return min(values), max(values)
+    labels: dict[str, int], run: dict[str, float], names: list[str], max_grade: int, t: int
+) -> dict[str, tuple[float, float]]:
+    """Min and max of each measure over every grade assignment 0..max_grade to the unlabeled
+    documents retrieved, at every rank (an unlabeled document not retrieved stays unlabeled); each
+    labeling is one query of a single evaluation."""
+    unl = [d for d in ranked_docs(run) if labels.get(d, -1) < 0]
+    judged = {d: g for d, g in labels.items() if g >= 0}
+    qrels, runs = {}, {}
+    for i, grades in enumerate(itertools.product(range(max_grade + 1), repeat=len(unl))):
+        qrels[f"q{i}"] = {**judged, **dict(zip(unl, grades, strict=True))}
+        runs[f"q{i}"] = run
+    ev = evaluate(qrels, runs, names, relevance_threshold=t, max_grade=max_grade, keep_unlabeled=True)
+    return {m.name: (float(ev.scores[m.name].value.min()), float(ev.scores[m.name].value.max())) for m in ev.measures}
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_bounds_equal_brute_force(seed: int) -> None:
-    rnd = random.Random(seed)
-    max_grade = rnd.choice([1, 2, 3])
-    t = rnd.randint(1, max_grade)
-    docs = [f"d{i}" for i in range(9)]
-    run = {d: float(rnd.choice([1, 2, 3, 4])) for d in rnd.sample(docs, rnd.randint(1, 6))}
-    labels = {d: rnd.choice([-1, 0, 1, max_grade]) for d in rnd.sample(docs, rnd.randint(0, 8))}
-    labels = {d: min(g, max_grade) for d, g in labels.items()}
-    for name in MEASURES:
-        if name.startswith("Judged"):  # Judged is coverage itself: its bounds are its value
+def check_against_brute_force(
+    labels: dict[str, int], run: dict[str, float], names: list[str], max_grade: int, t: int
+) -> None:
+    ev = evaluate({"q": labels}, {"q": run}, names, relevance_threshold=t, max_grade=max_grade, keep_unlabeled=True)
+    truth = brute_force(labels, run, names, max_grade, t)
+    n_ret = len(run)
+    for m in ev.measures:
+        s = ev.scores[m.name]
+        low, high, value = float(s.low[0]), float(s.high[0]), float(s.value[0])
+        if m.family == "Judged":  # Judged measures labeling itself, not grades: its bounds are its value
+            assert low == value == high, m.name
             continue
-        if "rel=2" in name and max_grade < 2:
-            continue
-        # a query with no label at all is left out of a mean by default: kept here for its bounds
-        ev = evaluate({"q": labels}, {"q": run}, name, relevance_threshold=t, max_grade=max_grade, keep_unlabeled=True)
-        s = ev.scores[name]
-        lo, hi = brute_force(labels, run, name, max_grade, t)
-        assert s.exact[0]
-        assert (s.low[0], s.high[0]) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12)), name
-        assert s.low[0] <= s.value[0] <= s.high[0]
+        lo, hi = truth[m.name]
+        # RBP's residual counts the ranks past the end of the run, and unlabeled documents a
+        # threshold above the scale keeps non-relevant: then it is an outer interval
+        rbp_exact = m.cutoff is not None and n_ret >= m.cutoff and m.threshold(t) <= max_grade
+        always_exact = m.family != "RBP" or rbp_exact
+        if always_exact:
+            assert s.exact[0], m.name
+        if s.exact[0]:
+            assert (low, high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12)), m.name
+        else:
+            assert low <= lo + 1e-12 and hi <= high + 1e-12, m.name
+        if m.gains is None or dict(m.gains).get(0, 0.0) == 0.0:
+            # the value is the labeling "every unlabeled document at grade 0": inside the bounds
+            assert low - 1e-12 <= value <= high + 1e-12, m.name
 
 
-def test_outer_interval_contains_the_exact_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kernels_module, "NDCG_EXACT_LIMIT", 1)
-    rnd = random.Random(7)
-    for _ in range(30):
-        run = {f"d{i}": float(rnd.randint(0, 3)) for i in range(6)}
-        labels = {f"d{i}": rnd.choice([-1, 0, 2, 3]) for i in range(6) if rnd.random() < 0.5}
-        for name in ("nDCG@4", "nDCG"):
-            s = evaluate({"q": labels}, {"q": run}, name, max_grade=3, keep_unlabeled=True).scores[name]
-            lo, hi = brute_force(labels, run, name, 3, 1)
-            if not s.exact[0]:
-                assert s.low[0] <= lo + 1e-12 and hi <= s.high[0] + 1e-12
+@st.composite
+def queries(draw: st.DrawFn) -> tuple[dict[str, int], dict[str, float], int, int, int]:
+    """A small query: up to 8 retrieved documents (tied scores too), up to 4 of them unlabeled
+    (absent from the qrels or graded -1, pooled but unjudged), a few labeled documents not
+    retrieved; grades 0..max_grade, a threshold and a cutoff 1..6."""
+    max_grade = draw(st.integers(1, 3))
+    n = draw(st.integers(1, 8))
+    docs = [f"d{i}" for i in range(n + 3)]
+    run = {d: float(draw(st.integers(0, 4))) for d in docs[:n]}
+    grade = st.integers(0, max_grade)
+    labels: dict[str, int] = {}
+    unlabeled = 0
+    for d in docs[:n]:
+        kind = draw(st.sampled_from(["graded", "absent", "pooled"])) if unlabeled < 4 else "graded"
+        if kind == "graded":
+            labels[d] = draw(grade)
+        else:
+            unlabeled += 1
+            if kind == "pooled":
+                labels[d] = -1
+    for d in docs[n:]:
+        g = draw(st.one_of(st.none(), grade, st.just(-1)))
+        if g is not None:
+            labels[d] = g
+    return labels, run, max_grade, draw(st.integers(1, max_grade)), draw(st.integers(1, 6))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries())
+def test_bounds_equal_brute_force(query: tuple[dict[str, int], dict[str, float], int, int, int]) -> None:
+    labels, run, max_grade, t, k = query
+    check_against_brute_force(labels, run, measure_names(k), max_grade, t)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries())
+def test_outer_interval_contains_every_labeling(
+    query: tuple[dict[str, int], dict[str, float], int, int, int],
+) -> None:
+    """Past `NDCG_EXACT_LIMIT` grade multisets, nDCG's bounds are an outer interval (flagged)."""
+    labels, run, max_grade, t, k = query
+    names = [n for n in measure_names(k) if n.startswith("nDCG")]
+    limit = kernels_module.NDCG_EXACT_LIMIT
+    kernels_module.NDCG_EXACT_LIMIT = 1
+    try:
+        ev = evaluate({"q": labels}, {"q": run}, names, relevance_threshold=t, max_grade=max_grade, keep_unlabeled=True)
+    finally:
+        kernels_module.NDCG_EXACT_LIMIT = limit
+    truth = brute_force(labels, run, names, max_grade, t)
+    for m in ev.measures:
+        s = ev.scores[m.name]
+        lo, hi = truth[m.name]
+        assert s.low[0] <= lo + 1e-12 and hi <= s.high[0] + 1e-12, m.name
+        if not s.exact[0]:
+            assert s.low[0] <= s.high[0], m.name
+
+
+def test_issue_example_labels_below_the_cutoff() -> None:
+    # issue 24: d1 and d4 (unlabeled, below rank 3) graded 3 raise the ideal DCG@3 to
+    # 3 + 3 / log2 3 + 1 / 2, while the top 3 stay d5 (1), d6 (0), d10 (0)
+    labels = {"d5": 1, "d6": 0, "d10": 0, "d4": -1}
+    run = {"d5": 3.0, "d6": 2.0, "d10": 2.0, "d1": 1.0, "d4": 0.0}
+    ev = evaluate({"q": labels}, {"q": run}, "nDCG@3,R@3,AP@3,P@3", max_grade=3)
+    s = ev.scores
+    assert s["nDCG@3"].coverage[0] == 1.0  # coverage still reads the top 3 only
+    assert s["nDCG@3"].low[0] == pytest.approx(1 / (3 + 3 / math.log2(3) + 0.5))
+    assert round(s["nDCG@3"].low[0], 3) == 0.185 and s["nDCG@3"].high[0] == 1.0
+    assert (s["R@3"].low[0], s["R@3"].high[0]) == (pytest.approx(1 / 3), 1.0)
+    assert (s["AP@3"].low[0], s["AP@3"].high[0]) == (pytest.approx(1 / 3), 1.0)
+    assert s["P@3"].low[0] == s["P@3"].high[0] == pytest.approx(1 / 3)
+
+
+def test_labels_not_retrieved_stay_unlabeled() -> None:
+    # x is pooled but not retrieved: no labeling reaches it, so R@1 is exact at 1
+    ev = evaluate({"q": {"a": 1, "x": -1}}, {"q": {"a": 1.0}}, "R@1,nDCG@1", max_grade=3)
+    for name in ("R@1", "nDCG@1"):
+        assert ev.scores[name].low[0] == ev.scores[name].high[0] == 1.0
+
+
+def test_rbp_is_exact_only_where_the_run_fills_the_cutoff() -> None:
+    ev = evaluate({"q": {"a": 1}}, {"q": {"a": 2.0, "x": 1.0}}, "RBP@2,RBP@3,RBP", max_grade=1)
+    assert ev.scores["RBP@2"].exact[0] and ev.scores["RBP@2"].high[0] == pytest.approx(0.2 + 0.16)
+    assert not ev.scores["RBP@3"].exact[0] and ev.scores["RBP@3"].high[0] == pytest.approx(0.2 + 0.16 + 0.128)
+    assert not ev.scores["RBP"].exact[0]
 
 
 # -- hand-computed ----------------------------------------------------------------------------

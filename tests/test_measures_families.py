@@ -278,13 +278,15 @@ def test_bounds_of_new_families_hold_every_completion() -> None:
         run = {d: float(10 - i) for i, d in enumerate(docs)}
         ev = evaluate({"q": labels}, {"q": run}, families, max_grade=2)
         for m in families:
-            unl = [d for d in docs[: m.cutoff] if d not in labels]  # the unlabeled inside the window
-            seen = [
-                evaluate({"q": {**labels, **dict(zip(unl, gs, strict=True))}}, {"q": run}, [m], max_grade=2).values(
-                    m.name
-                )["q"]
-                for gs in itertools.product(range(3), repeat=len(unl))
-            ]
+            unl = [d for d in docs if d not in labels]  # every unlabeled document retrieved
+            completions = list(itertools.product(range(3), repeat=len(unl)))
+            by_query = evaluate(
+                {f"q{i}": {**labels, **dict(zip(unl, gs, strict=True))} for i, gs in enumerate(completions)},
+                {f"q{i}": run for i in range(len(completions))},
+                [m],
+                max_grade=2,
+            ).values(m.name)
+            seen = list(by_query.values())
             s = ev.scores[m.name]
             assert min(seen) == pytest.approx(s.low[0], abs=1e-12), m.name
             assert max(seen) == pytest.approx(s.high[0], abs=1e-12), m.name

@@ -45,7 +45,7 @@ def test_json_report_has_the_documented_keys_and_validates(run_cli: Cli) -> None
     assert set(p2) >= {"mean", "sd", "se", "ci95", "coverage", "bounds", "weighted_mean", "by_stratum"}
     # q1: c (pooled-unjudged) then a (grade 2): P@2 = 0.5, bounds 0.5..1, coverage 1/2
     q1 = report["per_query"]["q1"]["P@2"]
-    assert q1 == {"value": 0.5, "coverage": 0.5, "bounds": [0.5, 1.0]}
+    assert q1 == {"value": 0.5, "coverage": 0.5, "bounds": [0.5, 1.0], "exact": True}
     assert report["per_query"]["q3"]["RR"]["coverage"] is None  # nothing retrieved: undefined
     assert p2["mean"] == pytest.approx((0.5 + 0.0 + 0.0) / 3)
 

@@ -107,6 +107,8 @@ class QueryScore(_Model):
     value: float
     coverage: float | None
     bounds: tuple[float, float] | None
+    exact: bool = True
+    """False when `bounds` is a sound outer interval rather than the exact extremes."""
 
 
 class ScoreReport(_Model):

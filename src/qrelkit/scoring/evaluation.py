@@ -113,6 +113,7 @@ class Evaluation:
                         value=float(self.scores[m.name].value[i]),
                         coverage=_nan_to_none(float(self.scores[m.name].coverage[i])),
                         bounds=_pair(self.scores[m.name].low[i], self.scores[m.name].high[i]),
+                        exact=bool(self.scores[m.name].exact[i]),
                     )
                     for m in self.measures
                 }

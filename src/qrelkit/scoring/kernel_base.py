@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from .arrays import ABSENT, Ranked
+from .arrays import ABSENT, UNLABELED, Ranked
 from .measures import Measure
 
 FloatArray = npt.NDArray[np.float64]
@@ -52,6 +52,26 @@ def safe_div(num: FloatArray, den: FloatArray) -> FloatArray:
 def relevant_total(r: Ranked, t: int) -> IntArray:
     """R: labeled documents at or above the threshold code t, retrieved or not."""
     return r.label_counts[:, t:].sum(axis=1) if t <= r.max_grade else np.zeros(len(r.query_ids), np.int64)
+
+
+def can_be_relevant(r: Ranked, t: int) -> bool:
+    """Whether a grade of the scale reaches the threshold code t: an unlabeled document can become
+    relevant (`P(rel=5)` on a 0..3 scale: none can)."""
+    return t <= r.max_grade
+
+
+def open_in(w: npt.NDArray[np.int32], r: Ranked, t: int) -> BoolArray:
+    """The unlabeled documents of a window that some labeling makes relevant at threshold t."""
+    unl = w == UNLABELED
+    return unl if can_be_relevant(r, t) else np.zeros_like(unl)
+
+
+def unlabeled_below(r: Ranked, k: int | None) -> IntArray:
+    """Per query, the unlabeled documents retrieved below rank k (none without a cutoff): their
+    labels move R or the ideal DCG though no gain of theirs is counted."""
+    if k is None or k >= r.depth:
+        return np.zeros(len(r.query_ids), dtype=np.int64)
+    return np.asarray((r.grades[:, k:] == UNLABELED).sum(axis=1), dtype=np.int64)
 
 
 def first(mask: BoolArray) -> FloatArray:

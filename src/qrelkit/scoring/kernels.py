@@ -2,20 +2,28 @@
 
 Every kernel returns a `Scores`: the standard value (unlabeled documents count as not relevant),
 the judged coverage of the window it looks at, and bounds: the smallest and largest value the
-measure can take over every way of labeling the unlabeled documents retrieved inside that window,
-each with any grade 0..max_grade (R and the ideal DCG change with them).
+measure can take over every way of labeling the unlabeled documents retrieved, at any rank, each
+with any grade 0..max_grade. A document below the cutoff adds no gain but can raise R (R@k, AP@k)
+or the ideal DCG (nDCG@k), so it counts for the bounds though not for coverage. Unlabeled documents
+that are not retrieved stay unlabeled (they are outside every labeling the bounds range over).
 
-* P, Success, R, RR are monotone in each unlabeled grade: the bounds are the two uniform
-  completions.
+* P, Success, RR read the top k only and are monotone in each unlabeled grade: the bounds are the
+  two uniform completions. R@k = (rel + a) / (R + a + b), a unlabeled documents of the top k and b
+  below it made relevant: the minimum is a = 0 with every b, the maximum every a with b = 0.
 * AP and Rprec depend on which unlabeled documents become relevant. For a fixed number m of them,
   AP and Rprec are largest when they take the earliest unlabeled positions and smallest when they
   take the latest (moving a relevant document up never lowers AP); prefix sums give every m at
-  once, so the bounds are exact in O(depth) per query.
-* nDCG: for a fixed multiset of assigned grades the ideal DCG is fixed, and DCG is largest with
-  the grades in descending order over the unlabeled positions and smallest in ascending order.
+  once, so the bounds are exact in O(depth) per query. AP@k's minimum also makes every unlabeled
+  document below k relevant, its maximum none.
+* nDCG: for a fixed multiset of grades in the top k, DCG is largest with the grades in descending
+  order over the unlabeled positions and smallest in ascending order; the documents below k only
+  move the ideal DCG, which never falls as a gain rises, so they take the lowest gain for the
+  maximum and the highest for the minimum (with a negative gain, also the smallest positive one).
   The multisets are enumerated while there are at most `NDCG_EXACT_LIMIT` of them; past that the
-  bounds are a sound outer interval [DCG_min / IDCG_max, min(1, DCG_max / IDCG_min)] that always
-  contains the exact one, flagged `exact = False`.
+  bounds are a sound outer interval (`_ndcg_outer`) that always contains the exact one, flagged
+  `exact = False`.
+* A threshold above the scale's top grade (`P(rel=5)` on 0..3) lets no unlabeled document become
+  relevant: the bounds are the value.
 
 Grades reach the kernels as codes (`Ranked.levels`) and thresholds as the code of the threshold
 grade, so any int32 grade works; gains are taken from the grades themselves (`gains_of`).
@@ -37,6 +45,7 @@ the rest of trec_eval's `all_trec` in `kernels_trec`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -55,15 +64,18 @@ from .kernel_base import (
     IntArray,
     Kernel,
     Window,
+    can_be_relevant,
     coverage_within,
     cutoff_lengths,
     exact,
     first,
     gains_of,
+    open_in,
     relevant_total,
     safe_div,
     to_first,
     undeclared,
+    unlabeled_below,
 )
 from .kernel_base import window as _window
 from .kernels_graded import KERNELS as GRADED_KERNELS
@@ -109,7 +121,7 @@ def coverage(r: Ranked, k: int | None) -> FloatArray:
 def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     w = _window(r, k)
     rel = (w >= t).sum(axis=1)
-    unl = (w == UNLABELED).sum(axis=1)
+    unl = open_in(w, r, t).sum(axis=1)
     value = cast(FloatArray, rel / k)
     return value, value, cast(FloatArray, (rel + unl) / k)
 
@@ -117,31 +129,42 @@ def precision(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatA
 def success(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     w = _window(r, k)
     hit = cast(FloatArray, (w >= t).any(axis=1).astype(np.float64))
-    could = cast(FloatArray, ((w >= t) | (w == UNLABELED)).any(axis=1).astype(np.float64))
+    could = cast(FloatArray, ((w >= t) | open_in(w, r, t)).any(axis=1).astype(np.float64))
     return hit, hit, could
 
 
+def _below(r: Ranked, k: int | None, t: int) -> IntArray:
+    """Unlabeled documents below rank k that a labeling can make relevant (raising R only)."""
+    return unlabeled_below(r, k) if can_be_relevant(r, t) else np.zeros(len(r.query_ids), dtype=np.int64)
+
+
 def recall(r: Ranked, k: int, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(rel + a) / (R + a + b) with a unlabeled documents of the top k and b below it made relevant:
+    increasing in a, decreasing in b, so the minimum is a = 0, b = all below and the maximum a = all
+    in the top k, b = 0."""
     w = _window(r, k)
     big_r = _relevant_total(r, t).astype(np.float64)
     rel = (w >= t).sum(axis=1).astype(np.float64)
-    unl = (w == UNLABELED).sum(axis=1)
+    unl = open_in(w, r, t).sum(axis=1)
     value = _safe_div(rel, big_r)
-    return value, value, _safe_div(rel + unl, big_r + unl)
+    return value, _safe_div(rel, big_r + _below(r, k, t)), _safe_div(rel + unl, big_r + unl)
 
 
 def reciprocal_rank(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     w = _window(r, k)
     value = _first(w >= t)
-    return value, value, _first((w >= t) | (w == UNLABELED))
+    return value, value, _first((w >= t) | open_in(w, r, t))
 
 
 def average_precision(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The maximum leaves the unlabeled documents below k non-relevant, the minimum makes all of them
+    relevant (they raise R and add no precision term)."""
     w = _window(r, k)
     big_r = _relevant_total(r, t).astype(np.float64)[:, None]
+    below = _below(r, k, t).astype(np.float64)[:, None]
     pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)[None, :]
     rel = (w >= t).astype(np.float64)
-    unl = (w == UNLABELED).astype(np.float64)
+    unl = open_in(w, r, t).astype(np.float64)
     rel_cum = np.cumsum(rel, axis=1)
     n0 = (rel * rel_cum / pos).sum(axis=1, keepdims=True)
     value = _safe_div(n0, big_r)[:, 0]
@@ -158,9 +181,9 @@ def average_precision(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, Flo
     t_min = np.where(unl > 0, (before + 1) / pos + after + unl_after_inv, 0.0)
     rev_cum = np.cumsum(t_min[:, ::-1], axis=1)[:, ::-1]
     unl_from = np.cumsum(unl[:, ::-1], axis=1)[:, ::-1]
-    cand_min = np.where(unl > 0, _safe_div(n0 + rev_cum, big_r + unl_from), np.inf)
+    cand_min = np.where(unl > 0, _safe_div(n0 + rev_cum, big_r + below + unl_from), np.inf)
     high = np.maximum(value, cand_max.max(axis=1, initial=-np.inf))
-    low = np.minimum(value, cand_min.min(axis=1, initial=np.inf))
+    low = np.minimum(_safe_div(n0, big_r + below)[:, 0], cand_min.min(axis=1, initial=np.inf))
     return value, low, high
 
 
@@ -169,7 +192,7 @@ def r_precision(r: Ranked, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     n, depth = w.shape
     big_r = _relevant_total(r, t)
     rel_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w == UNLABELED, axis=1)], axis=1)
+    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(open_in(w, r, t), axis=1)], axis=1)
     u_total = unl_cum[:, -1:]
     m = np.arange(depth + 1)[None, :]
     valid = m <= u_total  # m unlabeled documents made relevant
@@ -214,12 +237,38 @@ def _multisets(u: int, max_grade: int) -> npt.NDArray[np.int64]:
     return np.array(rows, dtype=np.int64).reshape(len(rows), u)
 
 
-def ndcg(r: Ranked, m: Measure) -> tuple[FloatArray, FloatArray, FloatArray, BoolArray]:
+def _ideal_rows(counts: npt.NDArray[np.int64], gains: FloatArray, k: int | None) -> npt.NDArray[np.int64]:
+    """Label counts reduced to what the ideal DCG reads: grades of gain <= 0 add nothing, and past k
+    labels of one grade add nothing (so equal rows share one ideal)."""
+    out = np.where(gains[None, : counts.shape[1]] > 0, counts, 0)
+    return out if k is None else np.minimum(out, k)
+
+
+def _distinct_rows(a: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
+    """`np.unique(a, axis=0, return_inverse=True)`, through one integer key per row when the
+    counts fit one (several times faster)."""
+    base = int(a.max(initial=0)) + 1
+    if a.shape[1] * math.log2(base) >= 62:
+        distinct, which = np.unique(a, axis=0, return_inverse=True)
+        return distinct, which.ravel()
+    key = a @ (base ** np.arange(a.shape[1], dtype=np.int64))
+    _, first, which = np.unique(key, return_index=True, return_inverse=True)
+    return a[first], which.ravel()
+
+
+def ndcg(r: Ranked, m: Measure) -> Bounded:
+    """nDCG with its bounds over every labeling of the unlabeled documents retrieved. Those in the
+    top k (u of them) move the DCG and the ideal DCG, those below k only the ideal one: the maximum
+    gives them the lowest gain, the minimum the highest (the ideal DCG never falls as a label's gain
+    rises; with gains >= 0 the DCG is >= 0; a negative gain adds the other cases). For the u in the
+    top k, every multiset of grades is tried with its best and worst placement while there are at
+    most `NDCG_EXACT_LIMIT`; past that, `_ndcg_outer` (flagged not exact)."""
     k = m.cutoff
     w = _window(r, k)
     n, width = w.shape
     gains = _gains(r, m)
-    cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + width + 1)
+    below = unlabeled_below(r, k)
+    cum = _cum_discount(int(r.label_counts.sum(axis=1).max(initial=0)) + r.depth + 1)
     disc = 1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64))
     labeled_gain = np.where(w >= 0, gains[np.clip(w, 0, None)], 0.0)
     dcg = (labeled_gain * disc).sum(axis=1)
@@ -229,36 +278,93 @@ def ndcg(r: Ranked, m: Measure) -> tuple[FloatArray, FloatArray, FloatArray, Boo
     unl = w == UNLABELED
     n_unl = unl.sum(axis=1)
     low, high, exact = value.copy(), value.copy(), np.ones(n, dtype=bool)
+    open_ = (n_unl + below) > 0
+    if not open_.any():
+        return value, low, high, exact
     top = r.max_grade
-    for u in np.unique(n_unl[n_unl > 0]):
-        rows = np.nonzero(n_unl == u)[0]
+    fewest_at, most_at = int(np.argmin(gains)), int(np.argmax(gains))
+    negative = bool(gains.min() < 0)
+    positive = np.nonzero(gains > 0)[0]
+    one_at = int(positive[np.argmin(gains[positive])]) if len(positive) else fewest_at
+    too_many = open_ & np.array([comb(int(u) + top, top) > NDCG_EXACT_LIMIT for u in range(width + 1)])[n_unl]
+    if too_many.any():
+        rows = np.nonzero(too_many)[0]
+        low[rows], high[rows] = _ndcg_outer(r, rows, gains, k, cum, dcg[rows], (unl[rows] * disc).sum(axis=1))
+        exact[rows] = False
+    for u in np.unique(n_unl[open_ & ~too_many]):
+        rows = np.nonzero(open_ & (n_unl == u))[0]
         u = int(u)
         # discounts at the unlabeled positions, in rank order (= descending discount)
         unl_disc = -np.sort(-np.where(unl[rows], disc, -1.0), axis=1)[:, :u]
-        if comb(u + top, top) <= NDCG_EXACT_LIMIT:
-            ms = _multisets(u, top)  # [M, u]
-            g_desc = -np.sort(-gains[ms], axis=1)  # each multiset's gains, largest first
-            dcg_max = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc, unl_disc)
-            dcg_min = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc[:, ::-1], unl_disc)
-            ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
-            # the ideal DCG depends on the query only through its label counts (capped at k, as
-            # labels past rank k add nothing): one table row per distinct count vector
-            counts = r.label_counts[rows] if k is None else np.minimum(r.label_counts[rows], k)
-            distinct, which = np.unique(counts, axis=0, return_inverse=True)
-            table = _ideal(distinct[:, None, :] + ms_counts[None, :, :], gains, k, cum)  # [D, M]
-            ideal = table[which.ravel()]
-            high[rows] = _safe_div(dcg_max, ideal).max(axis=1)
-            low[rows] = _safe_div(dcg_min, ideal).min(axis=1)
-        else:
-            extra = np.zeros_like(r.label_counts[rows])
-            best = int(np.argmax(gains))
-            extra[:, best] = u
-            ideal_max = _ideal(r.label_counts[rows] + extra, gains, k, cum)
-            dcg_max = dcg[rows] + max(gains[best], 0.0) * unl_disc.sum(axis=1)
-            low[rows] = _safe_div(dcg[rows], ideal_max)
-            high[rows] = np.where(idcg[rows] > 0, np.minimum(1.0, _safe_div(dcg_max, idcg[rows])), 1.0)
-            exact[rows] = False
+        ms = _multisets(u, top)  # [M, u]
+        g_desc = -np.sort(-gains[ms], axis=1)  # each multiset's gains, largest first
+        dcg_max = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc, unl_disc)
+        dcg_min = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc[:, ::-1], unl_disc)
+        ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
+        # the ideal DCG depends on the query only through its label counts and the documents below
+        # k: one table row per distinct (reduced) count vector. Below k: all at the lowest gain
+        # (fewest), all at the highest (most), and with a negative gain one at the smallest positive
+        # gain (the smallest positive ideal DCG, where the DCG is negative)
+        fewest = r.label_counts[rows].copy()
+        variants = [fewest]
+        if below[rows].any():  # else every variant is the label counts themselves
+            most = fewest.copy()
+            fewest[:, fewest_at] += below[rows]
+            most[:, most_at] += below[rows]
+            variants.append(most)
+            if negative:
+                one = fewest.copy()
+                one[:, one_at] += below[rows] > 0
+                variants.append(one)
+        distinct, which = _distinct_rows(_ideal_rows(np.vstack(variants), gains, k))
+        table = _ideal(distinct[:, None, :] + ms_counts[None, :, :], gains, k, cum)  # [D, M]
+        ideal = [table[part] for part in np.split(which, len(variants))]
+        ideal += [ideal[0]] * (3 - len(ideal))
+        # D / I grows with D; with D >= 0 it falls as I grows, with D < 0 it rises (I = 0: nDCG 0)
+        best = _safe_div(dcg_max, ideal[0])
+        worst = _safe_div(dcg_min, ideal[1])
+        if negative:
+            best = np.maximum(best, _safe_div(dcg_max, ideal[1]))
+            worst = np.minimum(worst, np.minimum(_safe_div(dcg_min, ideal[0]), _safe_div(dcg_min, ideal[2])))
+        high[rows] = best.max(axis=1)
+        low[rows] = worst.min(axis=1)
     return value, low, high, exact
+
+
+def _ndcg_outer(
+    r: Ranked,
+    rows: npt.NDArray[np.intp],
+    gains: FloatArray,
+    k: int | None,
+    cum: FloatArray,
+    dcg: FloatArray,
+    open_disc: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """A sound outer interval for nDCG = D / I on `rows` (`dcg`, `open_disc` are theirs): D within
+    [dcg + g_min S, dcg + g_max S] (S the discounts of the unlabeled ranks of the top k), I within
+    [I_lo, I_hi] (every unlabeled document at the lowest or the highest gain: I only grows with a
+    gain), or 0 (nDCG 0) where I_lo is. A positive I is at least I_lo, or where I_lo is 0 the
+    smallest positive gain (one document at rank 1); D / I never exceeds 1."""
+    positive = gains[gains > 0]
+    if len(positive) == 0:  # no labeling gives an ideal DCG: nDCG is 0
+        zero = np.zeros(len(rows))
+        return zero, zero.copy()
+    fewest_at, most_at = int(np.argmin(gains)), int(np.argmax(gains))
+    n_unl = (r.grades[rows] == UNLABELED).sum(axis=1)
+    fewest = r.label_counts[rows].copy()
+    fewest[:, fewest_at] += n_unl
+    most = r.label_counts[rows].copy()
+    most[:, most_at] += n_unl
+    i_lo = _ideal(fewest, gains, k, cum)
+    i_hi = _ideal(most, gains, k, cum)
+    i_pos = np.where(i_lo > 0, i_lo, positive.min())
+    d_lo = dcg + gains.min() * open_disc
+    d_hi = dcg + gains.max() * open_disc
+    high = np.where(d_hi > 0, d_hi / i_pos, d_hi / i_hi)
+    low = np.where(d_lo < 0, d_lo / i_pos, d_lo / i_hi)
+    high = np.minimum(high, 1.0)  # a DCG@k never exceeds the ideal one (its positive gains, sorted)
+    zero = i_lo == 0
+    return np.where(zero, np.minimum(low, 0.0), low), np.where(zero, np.maximum(high, 0.0), high)
 
 
 def judged(r: Ranked, k: int | None) -> tuple[FloatArray, FloatArray, FloatArray]:

@@ -2,8 +2,10 @@
 
 All three are sums of a per-rank weight times a non-decreasing function of the grade at that rank
 (for ERR: the derivative in each rank's stopping probability is
-Π_{i<j}(1 - R_i) (1/j - Σ_{r>j} R_r Π_{j<i<r}(1 - R_i) / r) >= 0), so the bounds are the two
-uniform completions: every unlabeled document in the window at the bottom grade, or at the top.
+Π_{i<j}(1 - R_i) (1/j - Σ_{r>j} R_r Π_{j<i<r}(1 - R_i) / r) >= 0), and none reads a label below
+rank k, so the bounds are the two uniform completions: every unlabeled document in the window at
+the lowest gain (grade), or at the highest. RBP's upper bound is rbp_eval's residual, which also
+counts ranks past the end of the run: exact only where the run fills the top k (`rbp`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy.typing as npt
 
 from ..errors import ScoringError
 from .arrays import ABSENT, UNLABELED, Ranked
-from .kernel_base import Bounded, FloatArray, Kernel, discounts, exact, gains_of, window
+from .kernel_base import Bounded, FloatArray, Kernel, can_be_relevant, discounts, exact, gains_of, window
 from .measures import Measure
 
 RBP_P = 0.8
@@ -32,8 +34,7 @@ def dcg(r: Ranked, m: Measure, _t: int) -> Bounded:
     w = window(r, m.cutoff)
     gains = gains_of(r, m)
     value = _dcg_of(w, gains, 0.0)
-    low = _dcg_of(w, gains, min(0.0, float(gains.min())))
-    return exact(value, low, _dcg_of(w, gains, max(0.0, float(gains.max()))))
+    return exact(value, _dcg_of(w, gains, float(gains.min())), _dcg_of(w, gains, float(gains.max())))
 
 
 ERR_MAX_GRADE = 4
@@ -108,7 +109,10 @@ def rbp(r: Ranked, m: Measure, t: int) -> Bounded:
     graded=True: a retrieved unlabeled document labeled above the query's top grade rescales
     every other gain, so low is the smallest of the value, the value with one such document in
     the window (the lowest-weighted one) at the scale's top grade S, value x top / S + (1 - p) p^i,
-    and, when one lies past the window, value x top / S."""
+    and, when one lies past the window, value x top / S.
+    [RBP, RBP + residual]: exact where the run fills the top k (the residual is then the weight
+    of the unlabeled documents); the residual of the ranks past the end of the run (every rank
+    without a cutoff) is weight no labeling reaches, so there it is an outer interval."""
     value, residual = _rbp_parts(r, m, t)
     low = value
     if m.graded and r.top_grade > 1:
@@ -125,7 +129,10 @@ def rbp(r: Ranked, m: Measure, t: int) -> Bounded:
         beyond = (r.grades[:, w.shape[1] :] == UNLABELED).any(axis=1)  # labeled there: no gain, but rescales
         rescaled = np.minimum(rescaled, np.where(beyond, shrunk, np.inf))
         low = np.where(scale < r.top_grade, np.minimum(value, rescaled), value)
-    return exact(value, np.asarray(low, dtype=np.float64), value + residual)
+    full = np.zeros(len(value), dtype=bool) if m.cutoff is None else r.n_ret >= m.cutoff
+    if not m.graded and not can_be_relevant(r, t):  # no unlabeled document can become relevant
+        full &= ~(window(r, m.cutoff) == UNLABELED).any(axis=1)
+    return value, np.asarray(low, dtype=np.float64), value + residual, full
 
 
 def rbp_residual(r: Ranked, m: Measure, t: int) -> FloatArray:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .arrays import ABSENT, UNLABELED, Ranked
+from .arrays import ABSENT, Ranked
 from .kernel_base import (
     Bounded,
     FloatArray,
@@ -22,6 +22,7 @@ from .kernel_base import (
     Window,
     exact,
     no_bounds,
+    open_in,
     relevant_total,
     safe_div,
     undeclared,
@@ -34,11 +35,12 @@ ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
 
 def _counts(r: Ranked, t: int) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Per query: retrieved, relevant retrieved, unlabeled retrieved, and R."""
+    """Per query: retrieved, relevant retrieved, unlabeled retrieved that a label can make relevant,
+    and R."""
     w = r.grades
     ret = (w != ABSENT).sum(axis=1).astype(np.float64)
     rel = (w >= t).sum(axis=1).astype(np.float64)
-    unl = (w == UNLABELED).sum(axis=1).astype(np.float64)
+    unl = open_in(w, r, t).sum(axis=1).astype(np.float64)
     return ret, rel, unl, relevant_total(r, t).astype(np.float64)
 
 

@@ -79,8 +79,10 @@ class MeasureSpec:
     coverage: str = "the top k (the whole run without a cutoff)"
     """Its coverage window: the retrieved documents whose label can change the value (coverage is
     the labeled fraction of them)."""
-    bounds: str = "exact: the extremes over every labeling of the unlabeled documents in the window"
-    """What its bounds are, or why it has none."""
+    bounds: str = "exact: the minimum and maximum over every labeling of the unlabeled documents retrieved"
+    """What its bounds are (exact, or an outer interval flagged `exact: false`), or why it has none.
+    Bounds range over every grade of every unlabeled document retrieved, at any rank; documents
+    not retrieved stay unlabeled."""
     aggregate: str = "mean"
     """How per-query values make the mean over queries: `mean` (arithmetic) or `geometric`
     (trec_eval's gm_*: exp(mean(log(max(v, 0.00001)))), see `aggregate.summarize`)."""
@@ -108,7 +110,9 @@ SPECS: Mapping[str, MeasureSpec] = {
             aliases=("Recall",),
             cutoff=CutoffRule.REQUIRED,
             params=_BINARY,
-            coverage="the top k (a relevant document below k would also raise R; the bounds leave those out too)",
+            coverage="the top k (a relevant document below k also raises R: the bounds count those, coverage does not)",
+            bounds="exact: the minimum makes every unlabeled document below k relevant (raising R), the maximum"
+            " those in the top k",
         ),
         MeasureSpec(
             "Success",
@@ -133,7 +137,10 @@ SPECS: Mapping[str, MeasureSpec] = {
             "ndcg, ndcg_cut_k",
             aliases=("NDCG", "ndcg"),
             params=(GAIN, GAIN_MAP, JUDGED_ONLY),
-            bounds="exact up to 4,096 grade multisets per query, else a sound outer interval (flagged)",
+            bounds="exact (unlabeled documents below k move the ideal DCG: the highest gain for the minimum, the"
+            " lowest for the maximum) up to 4,096 grade multisets of the top k's unlabeled documents per query,"
+            " else a sound outer interval (exact: false); a gain map giving grade 0 a gain makes the value"
+            " (unlabeled = gain 0) no labeling, so it can lie outside them",
         ),
         MeasureSpec(
             "AP",
@@ -141,6 +148,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             "map, map_cut_k",
             aliases=("MAP",),
             params=_BINARY,
+            bounds="exact: AP@k's minimum also makes every unlabeled document below k relevant (raising R)",
         ),
         MeasureSpec(
             "Rprec",
@@ -154,6 +162,7 @@ SPECS: Mapping[str, MeasureSpec] = {
         MeasureSpec(
             "Judged",
             "fraction of the top k retrieved that carry a label (ir_measures Judged@k; Judged: of all retrieved)",
+            bounds="its value: it counts labels, and no grade given to them changes it",
         ),
         MeasureSpec(
             "NumRet",
@@ -171,7 +180,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=(REL,),
             coverage=_WHOLE,
-            bounds="[R, R + unlabeled retrieved]",
+            bounds="exact: [R, R + unlabeled retrieved]",
         ),
         MeasureSpec(
             "NumRelRet",
@@ -255,7 +264,8 @@ SPECS: Mapping[str, MeasureSpec] = {
             "DCG",
             "raw DCG: sum of gain / log2(rank + 1), gain as nDCG's (ir_measures nDCG without the ideal)",
             params=(GAIN, GAIN_MAP, JUDGED_ONLY),
-            bounds="exact: every unlabeled document in the window at the lowest gain, or at the highest",
+            bounds="exact: every unlabeled document in the top k at the lowest gain, or at the highest (a gain map"
+            " giving grade 0 a gain can put the value outside, as nDCG's)",
         ),
         MeasureSpec(
             "ERR",
@@ -263,7 +273,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             " ir_measures' ERR (max_grade=N: g_max = N, e.g. the top of a 0..3 scale); a grade above g_max is"
             " refused",
             params=(TOP_GRADE, JUDGED_ONLY),
-            bounds="exact: every unlabeled document in the window at grade 0, or at the scale's top grade",
+            bounds="exact: every unlabeled document in the top k at grade 0, or at the top grade",
         ),
         MeasureSpec(
             "RBP",
@@ -273,7 +283,8 @@ SPECS: Mapping[str, MeasureSpec] = {
             "rbp(p=0.9,graded=True)",
             params=(REL, PERSISTENCE, GRADED, JUDGED_ONLY),
             bounds="[RBP, RBP + residual]: the weight of the unlabeled documents retrieved plus that of the ranks"
-            " past the end of the run (up to k), as rbp_eval reports",
+            " past the end of the run (up to k), as rbp_eval reports: exact where the run fills the top k, else"
+            " an outer interval (exact: false; no labeling reaches those ranks)",
         ),
         # -- the rest of trec_eval's all_trec (kernels_trec) --
         MeasureSpec(
