@@ -182,9 +182,10 @@ def _disputed_version(out: Path) -> Path:
     latest 2)."""
     snap = versioning.read(PYDOCS)
     pair = (snap.unlabeled[0].query_id, snap.unlabeled[0].doc_id)
-    t = snap.events[-1].timestamp
+    logged = list(snap.events)
+    t = logged[-1].timestamp
     events = [
-        *snap.events,
+        *logged,
         Judgment(query_id=pair[0], doc_id=pair[1], state=JudgmentState.GRADED, grade=0, assessor="a", timestamp=t),
         Judgment(query_id=pair[0], doc_id=pair[1], state=JudgmentState.GRADED, grade=2, assessor="b", timestamp=t),
     ]

@@ -382,9 +382,7 @@ def test_an_io_error_on_a_full_disk_is_called_full_not_damaged(tmp_path: Path, m
         f_bavail, f_frsize = 3, 4096
 
     error = sqlite3.OperationalError("disk I/O error")
-    monkeypatch.setattr(store_module.os, "statvfs", lambda _p: Full())
+    monkeypatch.setattr(os, "statvfs", lambda _p: Full())  # the os module the store calls
     assert "no space left" in store_module._refusal(tmp_path / "s.db", error).message
-    monkeypatch.setattr(
-        store_module.os, "statvfs", lambda _p: type("Roomy", (), {"f_bavail": 1 << 30, "f_frsize": 4096})()
-    )
+    monkeypatch.setattr(os, "statvfs", lambda _p: type("Roomy", (), {"f_bavail": 1 << 30, "f_frsize": 4096})())
     assert "is damaged" in store_module._refusal(tmp_path / "s.db", error).message

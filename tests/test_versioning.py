@@ -178,7 +178,6 @@ def test_a_golden_set_folder_instead_of_a_version_names_its_versions(run_cli: Cl
 
 
 def _report(queries: list[str] | None, metrics: tuple[str, ...] = ("nDCG@10",)) -> ScoreReport:
-    summary = dict(n=1, mean=0.0, sd=0.0, se=0.0, ci95=(0.0, 0.0), coverage=1.0, bounds=None, exact=True)
     return ScoreReport(
         fingerprint=Fingerprint(
             qrels=FileFingerprint(name="q.txt", sha256="sha256:q"),
@@ -189,7 +188,21 @@ def _report(queries: list[str] | None, metrics: tuple[str, ...] = ("nDCG@10",)) 
             qrelkit_version="t",
         ),
         queries=QueryCounts(evaluated=len(queries or []), missing_from_run=0, run_only=0, no_relevant=0),
-        metrics={m: MetricReport(**summary, weighted_mean=None, by_stratum={}) for m in metrics},
+        metrics={
+            m: MetricReport(
+                n=1,
+                mean=0.0,
+                sd=0.0,
+                se=0.0,
+                ci95=(0.0, 0.0),
+                coverage=1.0,
+                bounds=None,
+                exact=True,
+                weighted_mean=None,
+                by_stratum={},
+            )
+            for m in metrics
+        },
         per_query=None
         if queries is None
         else {q: {m: QueryScore(value=0.5, coverage=1.0, bounds=None) for m in metrics} for q in queries},

@@ -3,6 +3,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -79,7 +80,7 @@ def judge_app(
     return JudgeApp(session, query=query, adjudicate=adjudicate)
 
 
-async def until(pilot: Pilot[object], check: Callable[[], object], limit: float = 30.0) -> None:
+async def until(pilot: Pilot[Any], check: Callable[[], object], limit: float = 30.0) -> None:
     """Wait until `check()` holds (the app running meanwhile), failing after `limit` seconds: a
     test waits for what it needs, never for a time that a busy machine may not keep."""
     deadline = time.monotonic() + limit

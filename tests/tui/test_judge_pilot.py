@@ -261,8 +261,9 @@ async def test_the_query_list_under_a_judging_screen_loads_only_when_shown(tiny_
         await app.workers.wait_for_complete()
         listing = app.screen_stack[-2]
         assert isinstance(listing, QueryListScreen) and listing.rows == []
+        shown: QueryListScreen = listing
         await pilot.press("escape")
-        await until(pilot, lambda: app.screen is listing and {r.query_id for r in listing.rows} == {"q1", "q2"})
+        await until(pilot, lambda: app.screen is shown and {r.query_id for r in shown.rows} == {"q1", "q2"})
 
 
 async def test_a_busy_store_delays_a_key_and_the_screen_says_so(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual import events
 from textual.pilot import Pilot
@@ -20,7 +21,7 @@ from qrelkit.tui.screens.query_list import QueryListScreen
 from .conftest import judge_app, make_store, until
 
 
-async def _listing(app: JudgeApp, pilot: Pilot[object]) -> tuple[QueryListScreen, DataTable[object]]:
+async def _listing(app: JudgeApp, pilot: Pilot[Any]) -> tuple[QueryListScreen, DataTable[object]]:
     """The list, once its counts and the judging queue have arrived, every row added and no
     worker running."""
 
