@@ -21,7 +21,8 @@ from conftest import ROOT, Cli
 from qrelkit import resolution, versioning
 from qrelkit.errors import InputError
 from qrelkit.formats import _io, jsonl, reports, runs
-from qrelkit.models import Judgment, JudgmentState, Label, LabelState
+from qrelkit.models import Judgment, JudgmentState, Label, LabelState, Query
+from qrelkit.storage import Store
 from qrelkit.versioning import folders
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
@@ -333,6 +334,32 @@ def test_sigterm_during_atomic_write_leaves_no_temporary_file(tmp_path: Path) ->
     done = _terminate(_SLOW_ATOMIC, str(target))
     assert done.returncode == 130, done
     assert list(target.parent.iterdir()) == []
+
+
+def test_ctrl_c_during_export_judgments_says_interrupted_and_exits_130(tmp_path: Path) -> None:
+    """A real process, interrupted while it writes: "interrupted", 130, and no temporary file left."""
+    db = tmp_path / "s.db"
+    store = Store.open(db)
+    store.import_queries([(1, Query(id="q1", text="x", stratum="s"))], source="t", create_strata=True)
+    store.close()
+    script = (
+        "import sys\n"
+        "from qrelkit.formats import jsonl\n"
+        "def slow(*a, **k):\n"
+        "    raise KeyboardInterrupt\n"
+        "jsonl.write_models = slow\n"
+        "from qrelkit.cli import main\n"
+        "sys.argv = ['qrelkit', '--db', sys.argv[1], 'export', 'judgments', '--out', sys.argv[2]]\n"
+        "main()\n"
+    )
+    out = tmp_path / "events.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db), str(out)], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    assert done.returncode == 130, done
+    assert done.stderr.strip() == "interrupted" and "Traceback" not in done.stderr
+    assert {p.name for p in tmp_path.iterdir()} <= {"s.db", "s.db-shm", "s.db-wal"}  # no output, no temp file
 
 
 def _swap_after_check(monkeypatch: pytest.MonkeyPatch, swap: dict[str, object]) -> None:
