@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 RUNTIME_STAMP := $(VENV)/.runtime-stamp
 
-.PHONY: demo test lint typecheck unit browser-test generated bench bench-quick sim stress clean
+.PHONY: demo test quick lint typecheck unit browser-test generated bench bench-quick sim stress clean
 
 # The demo needs qrelkit and its runtime dependencies only; the tests add the dev tools and the
 # reference implementations (pytrec-eval, scipy, statsmodels, ...) on top of the same venv.
@@ -33,6 +33,11 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest --ignore=tests/browser
+
+# The development loop: the unit tests without the slowest ones (marked `slow`). `make test` runs
+# them all, and is what CI runs.
+quick: $(STAMP)
+	$(BIN)/pytest --ignore=tests/browser -m "not slow"
 
 # The HTML reports, and judging through `qrelkit serve`, in headless Chromium (screenshots in
 # tests/browser/artefacts/); installs

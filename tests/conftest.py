@@ -53,3 +53,38 @@ class Cli:
 @pytest.fixture
 def run_cli(tmp_path: Path) -> Cli:
     return Cli(tmp_path)
+
+
+SLOW = {
+    # the slowest tests of `pytest --ignore=tests/browser --durations=40` (9 to 175 s each on a busy
+    # 2-core machine, a minute together on an idle one): `make quick` (`-m "not slow"`) leaves them
+    # out, `make test` runs them. By test name, all its parameters (or one, with its id), so that
+    # they stay marked whichever file they move to.
+    "test_outer_interval_contains_the_exact_one",
+    "test_bounds_equal_brute_force",
+    "test_large_grades_agree_with_trec_eval",
+    "test_bounds_over_compacted_grades_cover_every_grade_in_between",
+    "test_generated_cases_agree_with_trec_eval",
+    "test_bounds_of_new_families_hold_every_completion",
+    "test_corrections_match_statsmodels",
+    "test_four_processes_write_ten_thousand_events",
+    "test_sigkill_at_random_points_loses_no_acknowledged_judgment",
+    "test_fuzzed_input_never_escapes_as_a_traceback",
+    "test_malformed_input_is_one_line_exit_2_and_changes_nothing[qrels: 100 MB line]",
+    "test_versions_frozen_while_someone_judges_import_cleanly",
+    "test_ctrl_c_during_export_judgments_says_interrupted_and_exits_130",
+    "test_demo_runs_as_a_subprocess_without_traceback",
+    "test_bad_input_from_a_real_process_is_one_line_exit_2",
+    "test_a_reader_that_stops_early_gets_no_error",
+    "test_gzip_reports_compressed_bytes",
+    "test_readers_report_bytes_up_to_the_file_size",
+    "test_a_colour_terminal_gets_colours_but_no_escape_from_data",
+    "test_on_5000_queries_a_search_typed_at_start_loses_no_key",
+    "test_on_5000_queries_a_cursor_moved_while_rows_arrive_stays_where_it_was_put",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.name in SLOW or getattr(item, "originalname", None) in SLOW:
+            item.add_marker(pytest.mark.slow)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import krippendorff
 import numpy as np
@@ -14,13 +15,14 @@ from conftest import DATA, Cli
 from qrelkit.scoring.agreement import alpha_ordinal, kappa_linear, raw_agreement
 
 
-def _load(run_cli: Cli) -> dict:
+def _load(run_cli: Cli) -> dict[str, Any]:
     run_cli("init")
     run_cli("strata", "set", "head", "2")
     run_cli("strata", "set", "tail", "1")
     run_cli("import", "queries", str(DATA / "agreement_queries.tsv"))
     run_cli("import", "judgments", str(DATA / "agreement_50.jsonl"))
-    return json.loads(run_cli("agreement", "--format", "json").output)
+    report: dict[str, Any] = json.loads(run_cli("agreement", "--format", "json").output)
+    return report
 
 
 def _fixture() -> dict[tuple[str, str], dict[str, int]]:
@@ -38,7 +40,10 @@ def _hand_kappa(a: list[int], b: list[int]) -> float:
     cells = Counter(zip(a, b, strict=True))
     ra, rb = Counter(a), Counter(b)
     k = 4
-    w = lambda i, j: 1 - abs(i - j) / (k - 1)  # noqa: E731 - agreement weights
+
+    def w(i: int, j: int) -> float:  # agreement weights
+        return 1 - abs(i - j) / (k - 1)
+
     po = sum(w(i, j) * c for (i, j), c in cells.items()) / n
     pe = sum(w(i, j) * ra[i] * rb[j] for i in range(k) for j in range(k)) / n**2
     return (po - pe) / (1 - pe)

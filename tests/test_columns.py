@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from qrelkit.formats import _arrow, trec
@@ -88,7 +90,10 @@ def test_vectorised_ranking_equals_the_reference(seed: int) -> None:
     assert b is not None
     assert (a.query_ids, a.run_only, a.max_grade) == (b.query_ids, b.run_only, b.max_grade)
     width = max(a.depth, b.depth)
-    pad = lambda g: np.pad(g, ((0, 0), (0, width - g.shape[1])), constant_values=-2)  # noqa: E731
+
+    def pad(g: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        return np.pad(g, ((0, 0), (0, width - g.shape[1])), constant_values=-2)
+
     assert (pad(a.grades) == pad(b.grades)).all()
     assert (a.label_counts == b.label_counts).all() and (a.n_ret == b.n_ret).all()
 

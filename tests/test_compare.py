@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -41,14 +42,15 @@ NOISE = [f"n{i}" for i in range(40)]
 BASE = ["r0", "r1", *NOISE[:20], "r2", *NOISE[20:]]  # r0, r1 on top; r2 at rank 23 (inside R@50)
 
 
-def _diagnose(run_cli: Cli, candidate: list[str], *extra: str) -> dict:
+def _diagnose(run_cli: Cli, candidate: list[str], *extra: str) -> dict[str, Any]:
     qrels = _golden(run_cli)
     a = _run(run_cli, "base", {-1: BASE})
     b = _run(run_cli, "cand", {-1: candidate})
     result = run_cli(
         "compare", str(a), str(b), "--qrels", str(qrels), "--format", "json", "--resamples", "2000", *extra
     )
-    return json.loads(result.output)
+    diagnosis: dict[str, Any] = json.loads(result.output)
+    return diagnosis
 
 
 def test_ordering_headline_falls_recall_holds(run_cli: Cli) -> None:
@@ -113,7 +115,6 @@ def test_gates(run_cli: Cli) -> None:
 
 def _report(name: str, values: dict[str, dict[str, float]]) -> ScoreReport:
     metrics = sorted(next(iter(values.values())))
-    summary = dict(n=len(values), mean=0.0, sd=0.0, se=0.0, ci95=(0.0, 0.0), coverage=1.0, bounds=None, exact=True)
     return ScoreReport(
         fingerprint=Fingerprint(
             run=FileFingerprint(name=name, sha256="x"),
@@ -123,7 +124,21 @@ def _report(name: str, values: dict[str, dict[str, float]]) -> ScoreReport:
             qrelkit_version="t",
         ),
         queries=QueryCounts(evaluated=len(values), missing_from_run=0, run_only=0, no_relevant=0),
-        metrics={m: MetricReport(**summary, weighted_mean=None, by_stratum={}) for m in metrics},
+        metrics={
+            m: MetricReport(
+                n=len(values),
+                mean=0.0,
+                sd=0.0,
+                se=0.0,
+                ci95=(0.0, 0.0),
+                coverage=1.0,
+                bounds=None,
+                exact=True,
+                weighted_mean=None,
+                by_stratum={},
+            )
+            for m in metrics
+        },
         per_query={
             q: {m: QueryScore(value=v, coverage=1.0, bounds=None) for m, v in ms.items()} for q, ms in values.items()
         },
@@ -287,7 +302,8 @@ def test_per_stratum_and_weighted_intervals() -> None:
     assert head.ci95 is not None and head.ci95[0] > 0 and head.ci95[0] <= head.delta <= head.ci95[1]
     assert tail.ci95 == (0.0, 0.0) and tail.delta == 0
     assert c.weighted_delta == pytest.approx(0.75 * head.delta)
-    assert c.weighted_ci95 is not None and c.weighted_ci95[0] < c.weighted_delta < c.weighted_ci95[1]
+    assert c.weighted_delta is not None and c.weighted_ci95 is not None
+    assert c.weighted_ci95[0] < c.weighted_delta < c.weighted_ci95[1]
     # the weighted interval is the head interval scaled by its weight (tail contributes nothing)
     assert c.weighted_ci95 == pytest.approx((0.75 * head.ci95[0], 0.75 * head.ci95[1]), abs=0.01)
 

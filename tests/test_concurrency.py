@@ -8,7 +8,7 @@ from pathlib import Path
 
 from qrelkit.models import Query
 from qrelkit.storage import Store
-from qrelkit.workflows.judging import documents
+from qrelkit.workflows.pairs import documents
 
 WRITER = r"""
 import sys

@@ -4,10 +4,12 @@ gives way to it, so the message names the same line and nothing is written."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from qrelkit.errors import InputError
@@ -159,10 +161,10 @@ def test_a_hash_collision_only_costs_the_exact_reader(
 def test_the_repeat_check_finds_equal_hashes_across_blocks(tmp_path: Path) -> None:
     with columns.PairHashes() as hashes:
         for part in ([5, 2**63 + 1, 9], [2**62, 7], [2**63 + 1]):
-            hashes.add(columns.np.array(part, dtype=columns.np.uint64))
+            hashes.add(np.array(part, dtype=np.uint64))
         assert hashes.repeated()
     with columns.PairHashes() as hashes:
-        hashes.add(columns.np.arange(1000, dtype=columns.np.uint64) * columns.np.uint64(2**54 + 3))
+        hashes.add(np.arange(1000, dtype=np.uint64) * np.uint64(2**54 + 3))
         assert not hashes.repeated()
 
 
@@ -172,7 +174,7 @@ def test_a_temporary_disk_too_full_for_the_hashes_only_costs_the_exact_reader(
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(columns.tempfile, "TemporaryFile", full)
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)  # the module the hashes spill through
     path = _write(tmp_path, _lines())
     fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
     assert importing.import_qrels(fast, path) == _exact(exact, path)

@@ -56,12 +56,10 @@ def test_closing_with_a_busy_store_refuses_and_keeps_the_judgments(db: Path) -> 
     session.judge("q1", "a", JudgmentState.GRADED, 1)
     import qrelkit.workflows.judging as judging
 
-    judging_wait, judging.BUSY_TIMEOUT_MS = judging.BUSY_TIMEOUT_MS, 100
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # the wait of the store's close, where judging uses it
+        patch.setattr(judging, "BUSY_TIMEOUT_MS", 100)
         with pytest.raises(StoreBusy):
             session.close()
-    finally:
-        judging.BUSY_TIMEOUT_MS = judging_wait
     kept = session.save_waiting()
     assert [json.loads(line)["doc_id"] for line in kept.read_text().splitlines()] == ["a"]
     other.execute("COMMIT")

@@ -13,6 +13,7 @@ import json
 import math
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -48,11 +49,12 @@ def _runs(tmp: Path) -> list[str]:
     ]
 
 
-def _board(run_cli: Cli, *extra: str) -> dict:
+def _board(run_cli: Cli, *extra: str) -> dict[str, Any]:
     runs = _runs(run_cli.tmp)
     out = run_cli("compare", *runs, "--golden", GOLDEN, "--metrics", METRICS, "--resamples", "2000",
                   "--format", "json", *extra).output  # fmt: skip
-    return json.loads(out)
+    board: dict[str, Any] = json.loads(out)
+    return board
 
 
 def test_four_runs_make_one_leaderboard_with_holm_corrected_marks(run_cli: Cli) -> None:

@@ -49,7 +49,7 @@ def test_holm_by_hand() -> None:
 def test_corrections_reject_bad_p_values(bad: list[object]) -> None:
     for correct in (mu.holm, mu.bonferroni):
         with pytest.raises(ScoringError) as caught:
-            correct(bad)
+            correct(bad)  # type: ignore[arg-type]  # not a list of floats, on purpose
         assert caught.value.hint
 
 
@@ -123,7 +123,7 @@ def _exact_vectorised(values: np.ndarray) -> np.ndarray:
     spread = run_means.max(axis=2) - run_means.min(axis=2)  # [m, C]
     means = values.mean(axis=1)
     observed = np.abs(means[:, :, None] - means[:, None, :])
-    return (spread[:, :, None, None] >= observed[:, None] - 1e-9).mean(axis=1)
+    return np.asarray((spread[:, :, None, None] >= observed[:, None] - 1e-9).mean(axis=1))
 
 
 def test_tukey_monte_carlo_within_binomial_error_of_exact() -> None:

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -258,14 +259,14 @@ def test_impact_sums_over_runs_and_weights_by_traffic() -> None:
     labels = {"q": {"a": 1}, "r": {"a": 1}}  # u at rank 2 could outrank a: nDCG@2 is open
     one = RunLists("one", {"q": ["a", "u"], "r": ["a", "u"]})
     two = RunLists("two", {"q": ["a", "u"], "r": ["z", "y"]})
-    common = dict(max_grade=2, strata={"q": "s", "r": "s"}, weights={"s": 1.0}, metrics="nDCG@2")
-    single = impact_scores([("q", "u")], [one], labels, **common)[0]  # type: ignore[arg-type]
-    both = impact_scores([("q", "u"), ("r", "u")], [one, two], labels, **common)  # type: ignore[arg-type]
+    common: dict[str, Any] = dict(max_grade=2, strata={"q": "s", "r": "s"}, weights={"s": 1.0}, metrics="nDCG@2")
+    single = impact_scores([("q", "u")], [one], labels, **common)[0]
+    both = impact_scores([("q", "u"), ("r", "u")], [one, two], labels, **common)
     assert single > 0 and both[0] == pytest.approx(2 * single)  # same position in both runs
     assert both[1] == pytest.approx(single)  # r's u: only run one ranks it
     weighted = impact_scores(
         [("q", "u")], [one], labels, **{**common, "strata": {"q": "s", "r": "t"}, "weights": {"s": 1.0, "t": 3.0}}
-    )  # type: ignore[arg-type]
+    )
     assert weighted == pytest.approx([single * 2 / 4])  # q's share falls from 1/2 to 1/4
 
 

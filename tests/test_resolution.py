@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qrelkit.models import Judgment, JudgmentState, LabelState, Query
+from qrelkit.models import Judgment, JudgmentState, LabelPolicy, LabelState, Query
 from qrelkit.resolution import Vote, resolve, resolve_events
 from qrelkit.storage import Store
-from qrelkit.workflows.judging import documents
+from qrelkit.workflows.pairs import documents
 
 _EVENT = st.tuples(
     st.sampled_from(["a", "b"]),  # doc
@@ -27,7 +27,9 @@ def _event(doc: str, who: str, state: JudgmentState, grade: int) -> Judgment:
 
 @settings(max_examples=150, deadline=None)
 @given(events=st.lists(_EVENT, max_size=14), policy=st.sampled_from(["median", "latest"]))
-def test_the_store_resolves_as_the_reference(events: list[tuple[str, str, JudgmentState, int]], policy: str) -> None:
+def test_the_store_resolves_as_the_reference(
+    events: list[tuple[str, str, JudgmentState, int]], policy: LabelPolicy
+) -> None:
     log = [_event(*e) for e in events]
     store = Store.memory()
     store.import_queries([(1, Query(id="q", text="x"))], source="t")

@@ -11,7 +11,8 @@ import hashlib
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,14 @@ def test_serving_a_path_without_a_store_is_refused(tmp_path: Path) -> None:
 # -- the auth check in front of textual-serve -------------------------------------------------
 
 
+async def _until(check: Callable[[], object], limit: float = 30.0) -> None:
+    """Wait until `check()` holds (the server running meanwhile), failing after `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < deadline, f"still not so after {limit} s"
+        await asyncio.sleep(0.01)
+
+
 class FakeAppService:
     """Stands for textual-serve's AppService: records the command it would start, starts nothing."""
 
@@ -187,7 +196,7 @@ async def test_the_app_runs_as_the_tokens_assessor(served: tuple[Any, TestClient
     client.session.cookie_jar.update_cookies({"qrelkit_token": token})
     ws = await client.ws_connect("/ws?assessor=bob", headers={"Origin": "http://judge.test", "X-Assessor": "bob"})
     await ws.close()
-    await asyncio.sleep(0.05)
+    await _until(lambda: FakeAppService.started)
     [command] = FakeAppService.started
     argv = command.removeprefix("exec ").split()
     assert argv[argv.index("--assessor") + 1] == "ann" and "bob" not in command
@@ -207,7 +216,7 @@ async def test_revoking_a_token_ends_its_open_session(served: tuple[Any, TestCli
     server, client = served
     client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
     ws = await client.ws_connect("/ws", headers={"Origin": "http://judge.test"})
-    await asyncio.sleep(0.05)
+    await _until(lambda: FakeAppService.started and any(server.sessions.values()))  # the session is open
     assert await server.end_revoked() == 0  # still live
     await server.store.call(lambda s: serving.revoke_token(s, "ann"))
     assert await server.end_revoked() == 1

@@ -9,7 +9,7 @@ from qrelkit.formats.trec import QrelRecord
 from qrelkit.models import Judgment, JudgmentState, Label, PoolEntry, Query
 from qrelkit.storage import Store
 from qrelkit.storage.schema import MIGRATIONS
-from qrelkit.workflows.judging import documents
+from qrelkit.workflows.pairs import documents
 
 
 def _queries(store: Store, *ids: str) -> None:

@@ -133,7 +133,7 @@ def test_the_interval_of_a_count_is_not_clipped_to_1() -> None:
     m = ev.report(fp).metrics["NumRet"]
     # 2 and 4 retrieved: mean 3, sd sqrt(2), se sqrt(2)/sqrt(2) = 1, t(0.975, df 1) = 12.706204736
     assert m.mean == 3.0 and m.se == pytest.approx(1.0)
-    assert m.ci95 == (0.0, pytest.approx(3.0 + 12.706204736))
+    assert m.ci95 == pytest.approx((0.0, 3.0 + 12.706204736))
 
 
 def test_several_runs_print_one_block_each_with_its_runid(run_cli: Cli) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -15,6 +18,7 @@ from qrelkit.models import (
     FileFingerprint,
     Fingerprint,
     MetricReport,
+    Query,
     QueryChanges,
     QueryCounts,
     QueryScore,
@@ -23,6 +27,7 @@ from qrelkit.models import (
     VersionDiff,
     WeightChange,
 )
+from qrelkit.storage import Store
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
 RUN = str(PYDOCS.parent / "runs" / "bm25.run")
@@ -178,7 +183,6 @@ def test_a_golden_set_folder_instead_of_a_version_names_its_versions(run_cli: Cl
 
 
 def _report(queries: list[str] | None, metrics: tuple[str, ...] = ("nDCG@10",)) -> ScoreReport:
-    summary = dict(n=1, mean=0.0, sd=0.0, se=0.0, ci95=(0.0, 0.0), coverage=1.0, bounds=None, exact=True)
     return ScoreReport(
         fingerprint=Fingerprint(
             qrels=FileFingerprint(name="q.txt", sha256="sha256:q"),
@@ -189,7 +193,21 @@ def _report(queries: list[str] | None, metrics: tuple[str, ...] = ("nDCG@10",)) 
             qrelkit_version="t",
         ),
         queries=QueryCounts(evaluated=len(queries or []), missing_from_run=0, run_only=0, no_relevant=0),
-        metrics={m: MetricReport(**summary, weighted_mean=None, by_stratum={}) for m in metrics},
+        metrics={
+            m: MetricReport(
+                n=1,
+                mean=0.0,
+                sd=0.0,
+                se=0.0,
+                ci95=(0.0, 0.0),
+                coverage=1.0,
+                bounds=None,
+                exact=True,
+                weighted_mean=None,
+                by_stratum={},
+            )
+            for m in metrics
+        },
         per_query=None
         if queries is None
         else {q: {m: QueryScore(value=0.5, coverage=1.0, bounds=None) for m in metrics} for q in queries},
@@ -340,3 +358,40 @@ def test_scoring_against_a_version_refuses_any_altered_part(run_cli: Cli, tmp_pa
         (folder / "manifest.json").write_text(json.dumps(manifest))
     refused = run_cli("score", run, "--golden", str(folder), ok=False)
     assert refused.exit_code == 2 and "was altered" in refused.output and "--no-verify" in refused.output
+
+
+_JUDGING_WRITER = r"""
+import sys
+from qrelkit.models import Judgment, JudgmentState
+from qrelkit.storage import Store
+store = Store.open(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    store.record(Judgment(query_id=f"q{i % 5}", doc_id=f"d{i % 97}", state=JudgmentState.GRADED, grade=i % 4,
+                          assessor=f"a{i % 3}"))
+"""
+
+
+def test_versions_frozen_while_someone_judges_import_cleanly(run_cli: Cli) -> None:
+    """The snapshot is read in one transaction: versions frozen while another process writes
+    judgments verify and import into a fresh store (3 of 15 did not when it was read piecewise)."""
+    store = Store.open(run_cli.db)
+    store.import_queries(
+        [(i, Query(id=f"q{i}", text="x", stratum="s")) for i in range(5)], source="t", create_strata=True
+    )
+    store.close()
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _JUDGING_WRITER, str(run_cli.db), "3000"],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
+    sets = run_cli.tmp / "sets"
+    try:
+        frozen = [f"v{i}" for i in range(8)]
+        for v in frozen:
+            run_cli("freeze", "g", v, "--out", str(sets))
+    finally:
+        writer.wait(timeout=120)
+    for i, v in enumerate(frozen):
+        fresh = Cli(run_cli.tmp / f"fresh{i}")
+        (run_cli.tmp / f"fresh{i}").mkdir()
+        fresh("verify", str(sets / "g" / v))
+        fresh("import", "version", str(sets / "g" / v))

@@ -1,7 +1,12 @@
 """qrelkit: golden-set management, judging and coverage-aware scoring for retrieval evaluation."""
 
+from typing import TYPE_CHECKING
+
 from .errors import QrelkitError
 from .models import Document, GradeScale, Judgment, JudgmentState, Label, Query, Stratum
+
+if TYPE_CHECKING:  # for type checkers only: at run time `evaluate` is loaded on first use, below
+    from .scoring import evaluate
 
 __version__ = "0.1.0"
 

@@ -21,11 +21,14 @@ def make_store(db: Path, queries: int = 20) -> None:
         store.import_queries([(i, Query(id=f"q{i}", text=f"query {i}")) for i in range(queries)], source="t")
 
 
-def start_writer(db: Path, assessor: str, count: int) -> subprocess.Popen[str]:
+def start_writer(db: Path, assessor: str, count: int, *, merge_stderr: bool = False) -> subprocess.Popen[str]:
+    """The writer, its output on a pipe (and its errors on another, or on the same one with
+    `merge_stderr`: for a caller that reads the output line by line and must not mix that with
+    `communicate()`, which reads the pipe underneath the lines already buffered and loses them)."""
     return subprocess.Popen(
         [sys.executable, str(WRITER), str(db), assessor, str(count)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
         text=True,
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import random
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -245,16 +245,29 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+TABLES = ("queries", "documents", "judgments", "pool", "strata", "runs", "reports")
+
+
 def _fingerprint(db: Path) -> str:
     import sqlite3
 
     conn = sqlite3.connect(db)
     try:
         digest = hashlib.sha256()
-        for table in ("queries", "documents", "judgments", "pool", "strata", "runs", "reports"):
+        for table in TABLES:
             for row in conn.execute(f"SELECT * FROM [{table}] ORDER BY 1, 2"):
                 digest.update(repr(row).encode())
         return digest.hexdigest()
+    finally:
+        conn.close()
+
+
+def _rows(db: Path) -> dict[str, int]:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return {t: conn.execute(f"SELECT count(*) FROM [{t}]").fetchone()[0] for t in TABLES}
     finally:
         conn.close()
 
@@ -374,6 +387,17 @@ _TOKENS = st.sampled_from(
     ]
 )
 _LINES = st.lists(st.lists(_TOKENS, max_size=8).map(" ".join), max_size=6).map("\n".join)
+_VALID = st.sampled_from(
+    [
+        "con-01 0 fuzz-doc 2",
+        '{"id": "fuzz-q", "text": "x", "stratum": "conceptual"}',
+        "fuzz-q2\tx\tconceptual",
+        '{"id": "fuzz-doc", "text": "x"}',
+        '{"query_id": "con-01", "doc_id": "fuzz-doc", "state": "graded", "grade": 1, "assessor": "fuzz"}',
+    ]
+)
+"""A line some reader imports: fuzzed files then also import (and must say so and only add)."""
+_TEXT = st.one_of(_LINES, _VALID, st.tuples(_VALID, _LINES).map("\n".join))
 FUZZ_RUNS: list[str] = []
 
 
@@ -381,14 +405,14 @@ FUZZ_RUNS: list[str] = []
 @settings(
     max_examples=400 if STRESS else 40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(text=_LINES, raw=st.binary(max_size=64), use_raw=st.booleans())
+@given(text=_TEXT, raw=st.binary(max_size=64), use_raw=st.booleans())
 def test_fuzzed_input_never_escapes_as_a_traceback(
     demo_store: Path, tmp_path_factory: pytest.TempPathFactory, reader: str, text: str, raw: bytes, use_raw: bool
 ) -> None:
     filename, command = READERS[reader]
     path = tmp_path_factory.mktemp("fuzz") / filename
     path.write_bytes(raw if use_raw else text.encode("utf-8"))
-    before = _fingerprint(demo_store)
+    before, rows = _fingerprint(demo_store), _rows(demo_store)
     code, output = _invoke(demo_store, command(path))
     FUZZ_RUNS.append(reader)
     assert code in (0, 1, 2), output
@@ -397,12 +421,19 @@ def test_fuzzed_input_never_escapes_as_a_traceback(
         assert output.startswith("error: ") and len(output.strip().splitlines()) == 1, output
         assert _fingerprint(demo_store) == before
     elif reader in ("qrels", "queries-jsonl", "queries-tsv", "docs", "judgments"):
-        # a valid import: undo it for the next example by restoring the store is costly; the
-        # examples that import are few, and each only adds, so later examples still start valid
-        pass
+        # a valid import says what it imported from the file, and only adds to the store (so the
+        # later examples still start from a store holding the whole demo version)
+        assert code == 0 and any(line.startswith("imported ") and path.name in line for line in output.splitlines()), (
+            output
+        )
+        after = _rows(demo_store)
+        assert all(after[table] >= n for table, n in rows.items()), (rows, after)
 
 
-def test_zz_record_the_figures() -> None:
+@pytest.fixture(scope="session", autouse=True)
+def _record_the_figures() -> Iterator[None]:
+    """Once every test here has run (in whatever order): the figures for `make stress`'s log."""
+    yield
     log(
         f"bad input: {len(CASES)} hand-written malformed files, "
         f"{len(FUZZ_RUNS)} fuzzed inputs over {len(READERS)} readers"

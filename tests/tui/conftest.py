@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query, QueueOrder, Stratum
 from qrelkit.storage import Store
@@ -75,3 +78,12 @@ def judge_app(
     """`qrelkit judge` on `store`, as `assessor`."""
     session = JudgingSession(store, assessor, stratum=stratum, order=order, seed=seed)
     return JudgeApp(session, query=query, adjudicate=adjudicate)
+
+
+async def until(pilot: Pilot[Any], check: Callable[[], object], limit: float = 30.0) -> None:
+    """Wait until `check()` holds (the app running meanwhile), failing after `limit` seconds: a
+    test waits for what it needs, never for a time that a busy machine may not keep."""
+    deadline = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < deadline, f"still not so after {limit} s: {check}"
+        await pilot.pause(0.02)

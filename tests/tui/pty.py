@@ -26,15 +26,16 @@ class Terminal:
         os.close(slave)
         self.output = b""
 
-    def read_until(self, text: str, timeout: float = 15.0) -> bool:
-        """Read until the app has drawn `text` (between its own escape sequences)."""
+    def read_until(self, text: str, timeout: float = 60.0, since: int = 0) -> bool:
+        """Read until the app has drawn `text` (between its own escape sequences), in what it
+        wrote from byte `since` of its output on (a mark taken with `len(term.output)`)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if text in screen_text(self.output):
+            if text in screen_text(self.output[since:]):
                 return True
             if not self._read(0.1):
                 break
-        return text in screen_text(self.output)
+        return text in screen_text(self.output[since:])
 
     def _read(self, wait: float) -> bool:
         """Read what is there (waiting up to `wait` s); False once the child closed the pty."""

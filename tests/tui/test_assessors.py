@@ -12,7 +12,8 @@ from qrelkit.models import Judgment, JudgmentState, LabelState
 from qrelkit.storage import Store
 from qrelkit.tui.screens.adjudication import AdjudicationScreen
 from qrelkit.tui.screens.judging import JudgingScreen
-from qrelkit.workflows.judging import disagreements, documents
+from qrelkit.workflows.judging import disagreements
+from qrelkit.workflows.pairs import documents
 
 from .conftest import judge_app, make_store
 

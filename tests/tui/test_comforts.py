@@ -13,6 +13,7 @@ from textual.widgets import Static
 from qrelkit.models import Document, GradeScale, Judgment, JudgmentState, PoolEntry, Query
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
+from qrelkit.tui.grade_entry import PAUSE
 from qrelkit.tui.modals.help import KEYS as HELP_KEYS
 from qrelkit.tui.modals.next_query import NextQueryScreen
 from qrelkit.tui.modals.reading import ReadingScreen
@@ -24,7 +25,7 @@ from qrelkit.tui.widgets.document import DocumentView
 from qrelkit.tui.widgets.query_header import CUT
 from qrelkit.tui.widgets.session_panel import SessionPanel
 
-from .conftest import judge_app, make_store
+from .conftest import judge_app, make_store, until
 
 GUIDE = [f"Guideline line {n}: judge by what the page says about it." for n in range(1, 31)]
 
@@ -147,8 +148,7 @@ async def test_the_session_panel_counts_times_and_ticks_across_screens() -> None
         recorded = [e.seconds for e in store.events() if e.assessor == "ann"]
         assert [round(s or 0) for s in recorded] == [5, 9]  # what the events record, as the panel
         panel.now = lambda: screen.shown_at + 65.5  # (+ 65 alone can come back as 64.999...: floating point)
-        await pilot.pause(1.2)  # it ticks by itself, once a second
-        assert "1:05 on this document" in str(panel.render())
+        await until(pilot, lambda: "1:05 on this document" in str(panel.render()))  # it ticks by itself, once a second
         await pilot.press("escape")  # the list, then another query: the same session's figures
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -205,6 +205,8 @@ async def test_on_a_scale_above_9_digits_make_one_grade() -> None:
         await pilot.pause()
         screen = _judging(app)
         panel = screen.query_one(SessionPanel)
+        keys, entry = screen.grade_keys, screen.grade_keys.entry
+        keys.pause = 600.0  # while digits are checked pending: no busy machine ends the pause between two keys
         await pilot.press("1")
         assert _grades(store) == [] and "grade 1_" in str(panel.render())  # shown while pending
         await pilot.press("2")  # 12: no digit can extend it, saved at once
@@ -214,18 +216,17 @@ async def test_on_a_scale_above_9_digits_make_one_grade() -> None:
         await pilot.press("p", "1", "enter")  # back to d3: enter saves what was typed; on to d4
         assert _grades(store) == [12, 3, 1] and screen.docs[screen.position].doc_id == "d4"
         await pilot.press("1", "5")  # 15 is no grade: nothing saved, nothing pending
-        assert _grades(store) == [12, 3, 1] and screen.grade_keys.entry.typed == ""
+        assert _grades(store) == [12, 3, 1] and entry.typed == ""
         await pilot.press("1", "p")  # another key cancels what was typed, then does its work
-        await pilot.pause(1.3)
-        assert _grades(store) == [12, 3, 1] and screen.docs[screen.position].doc_id == "d3"
+        assert entry.typed == "" and _grades(store) == [12, 3, 1] and screen.docs[screen.position].doc_id == "d3"
         await pilot.press("n", "1", "backspace")  # backspace drops the digit
-        await pilot.pause(1.3)
+        assert entry.typed == "" and _grades(store) == [12, 3, 1]
         await pilot.press("1", "escape")  # esc cancels what was typed (and stays)
-        await pilot.pause(1.3)
-        assert app.screen is screen and _grades(store) == [12, 3, 1]
+        assert entry.typed == "" and app.screen is screen and _grades(store) == [12, 3, 1]
+        keys.pause = PAUSE
         await pilot.press("1")
-        await pilot.pause(1.3)  # a lone digit is saved after the pause
-        assert _grades(store) == [12, 3, 1, 1]
+        await until(pilot, lambda: _grades(store) == [12, 3, 1, 1])  # a lone digit is saved after the pause
+        assert entry.typed == ""
         assert isinstance(app.screen, NextQueryScreen)  # d4 was the last unlabeled
 
 
@@ -239,7 +240,7 @@ async def test_a_digit_typed_on_one_document_is_never_saved_on_another() -> None
         await pilot.press("1")
         screen.position += 1  # the screen moves on by itself (another assessor's judgment, say)
         screen.refresh_view()
-        await pilot.pause(1.3)
+        await until(pilot, lambda: screen.grade_keys.entry.typed == "")  # the pause ended: committed, or not
         assert _grades(store) == []
 
 

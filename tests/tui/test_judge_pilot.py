@@ -15,7 +15,7 @@ from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
 from qrelkit.workflows.queue import ordered_queue
 
-from .conftest import judge_app
+from .conftest import judge_app, until
 
 
 def events(store: Store) -> list[tuple[str, str, str, int | None, str]]:
@@ -258,11 +258,12 @@ async def test_the_query_list_under_a_judging_screen_loads_only_when_shown(tiny_
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
         listing = app.screen_stack[-2]
         assert isinstance(listing, QueryListScreen) and listing.rows == []
+        shown: QueryListScreen = listing
         await pilot.press("escape")
-        await pilot.pause(0.3)
-        assert app.screen is listing and {r.query_id for r in listing.rows} == {"q1", "q2"}
+        await until(pilot, lambda: app.screen is shown and {r.query_id for r in shown.rows} == {"q1", "q2"})
 
 
 async def test_a_busy_store_delays_a_key_and_the_screen_says_so(tmp_path: Path) -> None:
@@ -334,10 +335,9 @@ async def test_the_screen_shows_another_assessors_new_grade_and_leases_what_it_s
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, JudgingScreen) and screen.docs[screen.position].doc_id == "d1"
-        await pilot.pause(1.3)  # shown for a moment: leased
-        await app.workers.wait_for_complete()
         bob = JudgingSession(Store.open(tmp_path / "s.db"), "bob")
-        assert {d.doc_id: d.held_by for d in bob.documents("q1")}["d1"] == "ann"
+        # shown for a moment: leased
+        await until(pilot, lambda: {d.doc_id: d.held_by for d in bob.documents("q1")}["d1"] == "ann")
         bob.judge("q1", "d1", JudgmentState.GRADED, 3)
         screen.poll()
         shown = screen.docs[screen.position]

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from qrelkit.models import PoolEntry, Query, Stratum
@@ -16,14 +18,24 @@ from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
 
-from .conftest import judge_app, make_store
+from .conftest import judge_app, make_store, until
 
 
-async def _listing(app: JudgeApp) -> tuple[QueryListScreen, DataTable[object]]:
-    """The list, once its counts and the judging queue have arrived."""
-    await app.workers.wait_for_complete()
-    for _ in range(3):
-        await asyncio.sleep(0.05)
+async def _listing(app: JudgeApp, pilot: Pilot[Any]) -> tuple[QueryListScreen, DataTable[object]]:
+    """The list, once its counts and the judging queue have arrived, every row added and no
+    worker running."""
+
+    def arrived() -> bool:
+        screen = app.screen
+        return (
+            isinstance(screen, QueryListScreen)
+            and bool(screen.rows)
+            and screen.queue_known
+            and not screen._pending
+            and all(w.is_finished for w in app.workers)
+        )
+
+    await until(pilot, arrived)
     screen = app.screen
     assert isinstance(screen, QueryListScreen)
     return screen, screen.query_one(DataTable)
@@ -43,7 +55,7 @@ def _filters(screen: QueryListScreen) -> str:
 async def test_slash_searches_ids_and_text_as_you_type_and_esc_clears() -> None:
     app = judge_app(make_store(), "ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen, table = await _listing(app)
+        screen, table = await _listing(app, pilot)
         search = screen.query_one("#search", Input)
         assert not search.display and _ids(table) == ["q1", "q2"]
         await pilot.press("slash")
@@ -57,7 +69,7 @@ async def test_slash_searches_ids_and_text_as_you_type_and_esc_clears() -> None:
         await pilot.press("enter")
         assert isinstance(app.screen, JudgingScreen) and app.screen.query_id == "q1"
         await pilot.press("escape")
-        screen, table = await _listing(app)
+        screen, table = await _listing(app, pilot)
         assert _ids(table) == ["q1"]  # still searched on return
         await pilot.press("escape")
         assert _ids(table) == ["q1", "q2"] and not search.display and "matching" not in _filters(screen)
@@ -73,16 +85,15 @@ async def test_queries_holding_my_pending_assignments_are_marked_and_a_filters_t
     store.assign([("q2", "d5", "ann"), ("q2", "d3", "ann"), ("q1", "d1", "bob")])
     app = judge_app(store, "ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen, table = await _listing(app)
+        screen, table = await _listing(app, pilot)
         assert [str(table.get_row(q)[-1]) for q in ("q1", "q2")] == ["", "●2"]  # bob's is not ann's
         await pilot.press("a")
         assert _ids(table) == ["q2"] and "your assignments" in _filters(screen)
         await pilot.press("enter", "1", "1")  # ann judges both her pairs of q2
         await pilot.press("escape", "escape")  # (the next query offer, then the list)
-        screen, table = await _listing(app)
-        await app.workers.wait_for_complete()  # the list asked for the queue again: it has changed
-        await pilot.pause()
-        assert _ids(table) == [] and screen.assigned == {}
+        screen, table = await _listing(app, pilot)
+        # the list asked for the queue again (it has changed): ann's assignments are gone
+        await until(pilot, lambda: _ids(table) == [] and screen.assigned == {})
         await pilot.press("a")
         assert _ids(table) == ["q1", "q2"] and [str(table.get_row(q)[-1]) for q in ("q1", "q2")] == ["", ""]
 
@@ -116,7 +127,7 @@ def _send(app: JudgeApp, key: str, character: str | None = None) -> None:
     app._driver.send_message(event)
 
 
-async def _until(check: Callable[[], bool], limit: float = 10.0) -> float:
+async def _until(check: Callable[[], bool], limit: float = 60.0) -> float:
     """Seconds until `check()` holds (polling every 2 ms)."""
     start = time.monotonic()
     while not check():
@@ -163,9 +174,9 @@ async def test_on_5000_queries_a_cursor_moved_while_rows_arrive_stays_where_it_w
 async def test_the_cursor_comes_back_to_the_query_opened() -> None:
     app = judge_app(make_store(), "ann")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen, table = await _listing(app)
+        screen, table = await _listing(app, pilot)
         await pilot.press("down", "enter")
         assert isinstance(app.screen, JudgingScreen) and app.screen.query_id == "q2"
         await pilot.press("escape")
-        screen, table = await _listing(app)
+        screen, table = await _listing(app, pilot)
         assert table.row_count == 2 and table.cursor_row == 1

@@ -21,7 +21,8 @@ from conftest import ROOT, Cli
 from qrelkit import resolution, versioning
 from qrelkit.errors import InputError
 from qrelkit.formats import _io, jsonl, reports, runs
-from qrelkit.models import Judgment, JudgmentState, Label, LabelState
+from qrelkit.models import Judgment, JudgmentState, Label, LabelState, Query
+from qrelkit.storage import Store
 from qrelkit.versioning import folders
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
@@ -182,9 +183,10 @@ def _disputed_version(out: Path) -> Path:
     latest 2)."""
     snap = versioning.read(PYDOCS)
     pair = (snap.unlabeled[0].query_id, snap.unlabeled[0].doc_id)
-    t = snap.events[-1].timestamp
+    logged = list(snap.events)
+    t = logged[-1].timestamp
     events = [
-        *snap.events,
+        *logged,
         Judgment(query_id=pair[0], doc_id=pair[1], state=JudgmentState.GRADED, grade=0, assessor="a", timestamp=t),
         Judgment(query_id=pair[0], doc_id=pair[1], state=JudgmentState.GRADED, grade=2, assessor="b", timestamp=t),
     ]
@@ -287,14 +289,18 @@ main()
 
 
 def _terminate(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `script`, SIGTERM it once it says "writing"; its output and errors (one pipe, read
+    through one file object to its end: no line buffered by `readline` is lost)."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "writing"
+    first = proc.stdout.readline()
+    assert first.strip() == "writing", first + proc.stdout.read()
     proc.send_signal(signal.SIGTERM)
-    out, errors = proc.communicate(timeout=30)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, errors)
+    output = first + proc.stdout.read()
+    proc.stdout.close()
+    return subprocess.CompletedProcess(proc.args, proc.wait(timeout=30), output)
 
 
 def test_sigterm_during_freeze_leaves_no_temporary_folder(run_cli: Cli, tmp_path: Path) -> None:
@@ -302,7 +308,7 @@ def test_sigterm_during_freeze_leaves_no_temporary_folder(run_cli: Cli, tmp_path
     sets = tmp_path / "sets"
     done = _terminate(_SLOW_FREEZE, "--db", str(run_cli.db), "freeze", "p", "v1", "--out", str(sets))
     assert done.returncode == 130, done
-    assert "interrupted" in done.stderr + done.stdout and "Traceback" not in done.stderr
+    assert "interrupted" in done.stdout and "Traceback" not in done.stdout
     assert list((sets / "p").iterdir()) == []
 
 
@@ -328,6 +334,32 @@ def test_sigterm_during_atomic_write_leaves_no_temporary_file(tmp_path: Path) ->
     done = _terminate(_SLOW_ATOMIC, str(target))
     assert done.returncode == 130, done
     assert list(target.parent.iterdir()) == []
+
+
+def test_ctrl_c_during_export_judgments_says_interrupted_and_exits_130(tmp_path: Path) -> None:
+    """A real process, interrupted while it writes: "interrupted", 130, and no temporary file left."""
+    db = tmp_path / "s.db"
+    store = Store.open(db)
+    store.import_queries([(1, Query(id="q1", text="x", stratum="s"))], source="t", create_strata=True)
+    store.close()
+    script = (
+        "import sys\n"
+        "from qrelkit.formats import jsonl\n"
+        "def slow(*a, **k):\n"
+        "    raise KeyboardInterrupt\n"
+        "jsonl.write_models = slow\n"
+        "from qrelkit.cli import main\n"
+        "sys.argv = ['qrelkit', '--db', sys.argv[1], 'export', 'judgments', '--out', sys.argv[2]]\n"
+        "main()\n"
+    )
+    out = tmp_path / "events.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db), str(out)], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    assert done.returncode == 130, done
+    assert done.stderr.strip() == "interrupted" and "Traceback" not in done.stderr
+    assert {p.name for p in tmp_path.iterdir()} <= {"s.db", "s.db-shm", "s.db-wal"}  # no output, no temp file
 
 
 def _swap_after_check(monkeypatch: pytest.MonkeyPatch, swap: dict[str, object]) -> None:

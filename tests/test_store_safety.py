@@ -318,14 +318,29 @@ def test_a_read_only_store_refuses_writes_in_one_line(tmp_path: Path) -> None:
         ro.close()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
-def test_a_chmod_0444_store_is_one_line(run_cli: Cli) -> None:
+def test_a_store_its_user_cannot_write_is_one_line(run_cli: Cli) -> None:
+    """A store file this user may not write: mode 0444, or for root (whom no mode stops) the
+    immutable attribute (`chattr +i`, what root cannot write either). SQLite then opens it
+    read-only, and the first write fails: one line, and the store is as it was."""
     run_cli("init")
-    run_cli.db.chmod(0o444)
+    before = digest(run_cli.db)
+    root = os.geteuid() == 0
+    if root:
+        subprocess.run(["chattr", "+i", str(run_cli.db)], check=True, capture_output=True)
+    else:
+        run_cli.db.chmod(0o444)
     try:
-        one_line_error(run_cli("strata", "set", "a", "1", ok=False), "cannot write the store")
+        with pytest.raises(PermissionError):  # the file is truly unwritable for this user
+            open(run_cli.db, "r+b").close()
+        one_line_error(run_cli("strata", "set", "a", "1", ok=False), "cannot write the store", "readonly")
+        listed = run_cli("strata", "list").output  # reading still works, and shows no stratum a
+        assert "stratum" in listed and "│ a " not in listed
     finally:
-        run_cli.db.chmod(0o644)
+        if root:
+            subprocess.run(["chattr", "-i", str(run_cli.db)], check=True, capture_output=True)
+        else:
+            run_cli.db.chmod(0o644)
+    assert digest(run_cli.db) == before
 
 
 def _full_store(tmp_path: Path) -> Store:
@@ -367,9 +382,7 @@ def test_an_io_error_on_a_full_disk_is_called_full_not_damaged(tmp_path: Path, m
         f_bavail, f_frsize = 3, 4096
 
     error = sqlite3.OperationalError("disk I/O error")
-    monkeypatch.setattr(store_module.os, "statvfs", lambda _p: Full())
+    monkeypatch.setattr(os, "statvfs", lambda _p: Full())  # the os module the store calls
     assert "no space left" in store_module._refusal(tmp_path / "s.db", error).message
-    monkeypatch.setattr(
-        store_module.os, "statvfs", lambda _p: type("Roomy", (), {"f_bavail": 1 << 30, "f_frsize": 4096})()
-    )
+    monkeypatch.setattr(os, "statvfs", lambda _p: type("Roomy", (), {"f_bavail": 1 << 30, "f_frsize": 4096})())
     assert "is damaged" in store_module._refusal(tmp_path / "s.db", error).message

@@ -1,0 +1,68 @@
+"""Refused arguments: names that would write outside --out, a golden-set name with a space,
+click's usage errors, and the hints they give: each one line, exit 2, and nothing written or
+changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, Cli
+
+DEMO = ROOT / "goldensets" / "pydocs"
+
+
+def _one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in text, text
+    return lines[0]
+
+
+@pytest.mark.parametrize(("name", "version"), [("..", "1.0"), ("g", ".."), ("g", "."), ("a/b", "1"), ("g", "../1")])
+def test_freeze_never_writes_outside_out(run_cli: Cli, name: str, version: str) -> None:
+    run_cli("init")
+    out = run_cli.tmp / "sets" / "inner"
+    out.mkdir(parents=True)
+    before = sorted(p.relative_to(run_cli.tmp) for p in run_cli.tmp.rglob("*") if "store.db" not in p.name)
+    refused = run_cli("freeze", name, version, "--out", str(out), ok=False)
+    assert refused.exit_code == 2 and "invalid name or version" in _one_line(refused.output)
+    assert sorted(p.relative_to(run_cli.tmp) for p in run_cli.tmp.rglob("*") if "store.db" not in p.name) == before
+
+
+def test_a_golden_set_name_with_a_space_is_refused_by_init(run_cli: Cli) -> None:
+    run_cli("init", "--name", "pydocs")
+    refused = run_cli("init", "--name", "my golden set", ok=False)
+    assert refused.exit_code == 2 and "invalid golden-set name" in _one_line(refused.output)
+    assert "golden set pydocs" in run_cli("init").output  # unchanged, and every command still works
+    run_cli("status")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["score"],  # a missing argument
+        ["score", "x.run", "--metrics"],  # an option without its value
+        ["status", "--no-such-option"],
+        ["nosuch"],
+        ["init", "--max-grade", "many"],
+    ],
+)
+def test_click_usage_errors_are_one_line_with_a_hint(run_cli: Cli, args: list[str]) -> None:
+    refused = run_cli(*args, ok=False)
+    assert refused.exit_code == 2
+    assert "(hint: " in _one_line(refused.output)
+
+
+def test_diffs_hint_offers_no_option_diff_lacks(run_cli: Cli, tmp_path: Path) -> None:
+    import shutil
+
+    altered = tmp_path / "1.0"
+    shutil.copytree(DEMO / "1.0", altered)
+    qrels = altered / "qrels.txt"
+    qrels.write_text(qrels.read_text().replace(" 3\n", " 2\n", 1))
+    refused = run_cli("diff", str(DEMO / "1.0"), str(altered), ok=False)
+    line = _one_line(refused.output)
+    assert refused.exit_code == 2 and "qrels.txt" in line
+    options = run_cli("diff", "--help").output
+    assert "--no-verify" not in line or "--no-verify" in options
