@@ -96,7 +96,7 @@ def check_against_brute_force(
         if always_exact:
             assert s.exact[0], m.name
         if s.exact[0]:
-            assert (low, high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12)), m.name
+            assert low == pytest.approx(lo, abs=1e-12) and high == pytest.approx(hi, abs=1e-12), m.name
         else:
             assert low <= lo + 1e-12 and hi <= high + 1e-12, m.name
         if m.gains is None or dict(m.gains).get(0, 0.0) == 0.0:

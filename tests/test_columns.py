@@ -158,7 +158,7 @@ def test_run_and_qrels_with_ids_of_different_widths_match(tmp_path: Path) -> Non
     assert ranked.grades[ranked.query_ids.index("q8")][0] == 1
 
 
-def _width_dependent_hash(chars: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
+def _width_dependent_hash(chars: np.ndarray) -> np.ndarray:
     """The id hash as it was before issue 24: padding words changed it."""
     words = chars.view("<u8")
     h = words[:, 0] * np.uint64(0x9E3779B97F4A7C15)

@@ -43,7 +43,7 @@ def exact_errors(path: Path, kind: str) -> tuple[str, str | None]:
     """The message and hint of the reader with its own (dict) repeat check."""
     reader = {"run": trec.read_run, "qrels": trec.read_qrels, "jsonl": jsonl.read_run}[kind]
     with pytest.raises(InputError) as exc:
-        list(reader(path))
+        list(reader(path))  # type: ignore[operator]
     return str(exc.value), exc.value.hint
 
 

@@ -107,7 +107,7 @@ def test_every_path_refuses_the_same_line(
     ]
     for read in readers:
         with pytest.raises(InputError) as exc:
-            read()
+            read()  # type: ignore[no-untyped-call]
         assert exc.value.line == line and fragment in exc.value.message, exc.value.message
         assert f"bad.run:{line}:" in exc.value.message and exc.value.hint and hint in exc.value.hint
     monkeypatch.setattr(columns, "COMPILED_FROM", 0)  # the pyarrow path, where installed
@@ -210,7 +210,7 @@ def test_the_six_field_layout_is_read_as_before(tmp_path: Path) -> None:
     text = "q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\nq2 Q0 d1 -3 0.5 t x y\n"
     path = write(tmp_path / "r.run", text)
     for run_format in ("auto", "trec"):
-        run = read_run_file(path, run_format)  # type: ignore[arg-type]
+        run = read_run_file(path, run_format)
         assert not run.ranks and rows_of(run) == [("q1", "d1", 2.5), ("q1", "d2", 1.5), ("q2", "d1", 0.5)]
 
 
@@ -268,7 +268,7 @@ def run_texts(draw: st.DrawFn) -> tuple[str, RunFormat]:
             out.append(draw(st.sampled_from(["\n", " \n", "\t\r\n"])))
     fitting = {"ranks": "msmarco", "near-ranks": "msmarco", "scores": "scores", "4": "auto"}.get(layout, "trec")
     run_format = draw(st.sampled_from(["auto", "auto", "auto", fitting, fitting, "trec", "scores", "msmarco"]))
-    return "".join(out), run_format
+    return "".join(out), run_format  # type: ignore[return-value]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -288,7 +288,7 @@ def test_fast_and_exact_agree_on_every_layout(
                 zip(fast.columns.query.tolist(), fast.columns.doc.tolist(), fast.columns.value.tolist(), strict=True)
             ) == [
                 (q.encode(), d.encode(), v)
-                for q, d, v in want[1]  # type: ignore[union-attr]
+                for q, d, v in want[1]  # type: ignore[attr-defined]
             ]
     for compiled in (False, True):  # every threshold crossed: blocks of a line or two, small chunks, pyarrow
         with lowered(compiled=compiled):

@@ -167,7 +167,7 @@ def test_reference_pytrec_eval_prints_what_pytrec_eval_computes(run_cli: Cli) ->
     names = [*(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)), "11pt_avg", "map", "P_10", "ndcg_cut_10"]
     qrels = _read(DATA / "gen1.qrels", int)
     run = {q: docs for q, docs in _read(DATA / "gen1.run", float).items() if q in qrels}
-    ref = pytrec_eval(qrels, run, measures)
+    ref = pytrec_eval(qrels, run, measures)  # type: ignore[arg-type]
     args = ["score", "--qrels", str(DATA / "gen1.qrels"), str(DATA / "gen1.run"), "--metrics", " ".join(names)]
     lines = run_cli(*args, "--format", "trec_eval", "--per-query", "--reference", "pytrec_eval").output
     got = {(f[0].rstrip(), f[1]): f[2] for f in (x.split("\t") for x in lines.splitlines())}
