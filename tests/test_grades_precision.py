@@ -206,7 +206,7 @@ def test_bounds_over_compacted_grades_cover_every_grade_in_between() -> None:
         labels["far"] = rnd.choice([0, 100])
         run = {d: float(9 - i) for i, d in enumerate(docs)}
         unl = [d for d in docs[:3] if d not in labels]
-        for name in ("nDCG@3", "P@3", "AP", "RR", "ERR@3", "DCG@3"):
+        for name in ("nDCG@3", "P@3", "AP", "RR", "ERR(max_grade=300)@3", "DCG@3"):
             ev = evaluate({"q": labels}, {"q": run}, [name], max_grade=300)
             s = ev.scores[name]
             seen = [
