@@ -180,15 +180,25 @@ def compare(
     else:
         c = outcome.comparison
         emit(lambda width, color: render(c, fmt, width, color), out_path)
-        if outcome.mismatches:
-            err.print(Text.assemble(("compared despite:", "bold yellow"), " ", data("; ".join(outcome.mismatches))))
-            err.print(f"over the {c.queries} queries both reports share")
+        _say_mismatches(outcome.mismatches, c.queries)
         if save:
             from .reports import save_and_say
 
             save_and_say(open_store(ctx), [c])
-    if outcome.failures:
-        for f in outcome.failures:
+    _fail_gates(ctx, outcome.failures)
+
+
+def _say_mismatches(mismatches: list[str], queries: int) -> None:
+    """What differed between two reports compared with --allow-mismatch."""
+    if mismatches:
+        err.print(Text.assemble(("compared despite:", "bold yellow"), " ", data("; ".join(mismatches))))
+        err.print(f"over the {queries} queries both reports share")
+
+
+def _fail_gates(ctx: click.Context, failures: list[str]) -> None:
+    """Each failed gate on standard error, then exit 1."""
+    if failures:
+        for f in failures:
             err.print(Text.assemble(("gate failed:", "bold red"), " ", data(f)))
         ctx.exit(1)
 

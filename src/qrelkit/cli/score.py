@@ -99,6 +99,26 @@ NAMES_OPTION = click.option(
     show_default=True,
     help="Metric names in tables, trec and csv output (JSON keeps qrelkit's).",
 )
+COVERAGE_OPTION = click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    help="Exit 1 if any metric's (or stratum's) mean coverage is below: the labeled share of the documents"
+    " that can still change its value (RR: the ranks down to the first relevant one; P@k, nDCG@k: the top k).",
+)
+PRECISION_OPTION = click.option(
+    "--score-precision",
+    type=click.Choice(["float64", "float32"]),
+    help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval)"
+    " [default: float64; float32 with --reference pytrec_eval].",
+)
+REFERENCE_OPTION = click.option(
+    "--reference",
+    type=click.Choice(REFERENCES),
+    default="trec_eval",
+    show_default=True,
+    help="Whose numbers to reproduce where trec_eval versions differ: trec_eval 10, or pytrec_eval"
+    " (float32 scores, trec_eval 9's rank of a recall level in IPrec and 11pt_avg).",
+)
 
 
 OPTIONS = options(
@@ -110,26 +130,9 @@ OPTIONS = options(
     KEEP_UNLABELED_OPTION,
     FORMAT_OPTION,
     NAMES_OPTION,
-    click.option(
-        "--min-coverage",
-        type=click.FloatRange(0, 1),
-        help="Exit 1 if any metric's (or stratum's) mean coverage is below: the labeled share of the documents"
-        " that can still change its value (RR: the ranks down to the first relevant one; P@k, nDCG@k: the top k).",
-    ),
-    click.option(
-        "--score-precision",
-        type=click.Choice(["float64", "float32"]),
-        help="Rank by float64 scores (trec_eval 10) or by scores rounded to float32 (trec_eval 9, pytrec_eval)"
-        " [default: float64; float32 with --reference pytrec_eval].",
-    ),
-    click.option(
-        "--reference",
-        type=click.Choice(REFERENCES),
-        default="trec_eval",
-        show_default=True,
-        help="Whose numbers to reproduce where trec_eval versions differ: trec_eval 10, or pytrec_eval"
-        " (float32 scores, trec_eval 9's rank of a recall level in IPrec and 11pt_avg).",
-    ),
+    COVERAGE_OPTION,
+    PRECISION_OPTION,
+    REFERENCE_OPTION,
     out_option,
     click.option("--bounds/--no-bounds", default=True, show_default=True, help="Compute bounds (slower)."),
     click.option("--save", is_flag=True, help="Keep the reports in the store (the TUI dashboard shows the latest)."),
@@ -163,14 +166,8 @@ def score(
     run_format: RunFormat,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
-    source = sources.choose_source(
-        store_opener(ctx),
-        golden=golden,
-        qrels=qrels,
-        verify=verify,
-        max_grade=max_grade,
-        relevance_level=relevance_level,
-    )
+    scale = {"max_grade": max_grade, "relevance_level": relevance_level}
+    source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify, **scale)
     extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
     precision = score_precision or ("float32" if reference == "pytrec_eval" else "float64")
     chosen = sources.plan(
