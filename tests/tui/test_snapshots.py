@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from qrelkit.models import Judgment, JudgmentState
 from qrelkit.tui.screens.judging import JudgingScreen
@@ -77,6 +78,8 @@ def test_query_list_searching_with_an_assignment(snap_compare: Any, size: tuple[
 
     async def search(pilot: Pilot[Any]) -> None:
         await _settle(pilot)
+        # the search's cursor drawn always, not blinking: a snapshot taken at any moment shows it
+        pilot.app.screen.query_one("#search", Input).cursor_blink = False
         await pilot.press("slash", *"ASS")
         await _settle(pilot)
 
