@@ -220,3 +220,19 @@ def test_the_interval_of_a_negative_measure_is_not_clipped_at_0() -> None:
     u = ev.report(fp).metrics["Utility"]
     assert ev.per_query() == {"1": {"Utility": -2.0}, "2": {"Utility": 1.0}}
     assert u.mean == -0.5 and u.ci95[0] < -0.5 < u.ci95[1]
+
+
+def test_rprec_mult_bounds_move_only_with_documents_that_can_become_relevant() -> None:
+    """RprecMult shares Rprec's bounds (kernel_base.precision_at_moving_cut): with a threshold
+    above the scale, no unlabeled document can become relevant, so the bounds are the value."""
+    ev = evaluate({"q": {"a": 2, "b": 0}}, {"q": {"x": 3.0, "a": 2.0, "b": 1.0}}, "RprecMult@1,Rprec", max_grade=2)
+    for name in ("RprecMult@1", "Rprec"):
+        s = ev.scores[name]
+        assert s.exact[0] and s.low[0] < s.high[0], name  # x (rank 1) may still become relevant
+    above = evaluate(
+        {"q": {"a": 2, "b": 0}}, {"q": {"x": 3.0, "a": 2.0, "b": 1.0}}, "RprecMult@1,Rprec",
+        relevance_threshold=3, max_grade=2,
+    )  # fmt: skip
+    for name in ("RprecMult@1", "Rprec"):
+        s = above.scores[name]
+        assert s.low[0] == s.value[0] == s.high[0] == 0.0, name

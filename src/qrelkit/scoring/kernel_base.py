@@ -135,3 +135,30 @@ def gains_of(r: Ranked, m: Measure) -> FloatArray:
 def discounts(width: int) -> FloatArray:
     """1 / log2(rank + 1) for ranks 1..width."""
     return np.asarray(1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64)), dtype=np.float64)
+
+
+def precision_at_moving_cut(
+    r: Ranked, t: int, cut_of: Callable[[IntArray], IntArray]
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Precision at rank `cut_of(R)` (R = relevant documents; a run shorter than the cut counts
+    as not relevant), and its exact bounds: for every number m of the unlabeled documents that
+    can become relevant (`open_in`), R + m sets the cut, and the m fall inside it as many or as few
+    as they can. Rprec (cut R) and RprecMult (cut trunc(x R + 0.9)) are this with their cuts."""
+    w = r.grades
+    n, depth = w.shape
+    big_r = relevant_total(r, t)
+    rel_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
+    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(open_in(w, r, t), axis=1)], axis=1)
+    u_total = unl_cum[:, -1:]
+    added = np.arange(depth + 1)[None, :]
+    valid = added <= u_total  # `added` unlabeled documents made relevant
+    den = cut_of(big_r[:, None] + added)
+    cut = np.minimum(den, depth)
+    rel_in = np.take_along_axis(rel_cum, cut, axis=1)
+    unl_in = np.take_along_axis(unl_cum, cut, axis=1)
+    num_max = rel_in + np.minimum(added, unl_in)
+    num_min = rel_in + np.maximum(0, added - (u_total - unl_in))
+    value = safe_div(rel_in[:, 0].astype(np.float64), den[:, 0].astype(np.float64))
+    hi = np.where(valid, safe_div(num_max.astype(np.float64), den.astype(np.float64)), -np.inf)
+    lo = np.where(valid, safe_div(num_min.astype(np.float64), den.astype(np.float64)), np.inf)
+    return value, lo.min(axis=1), hi.max(axis=1)

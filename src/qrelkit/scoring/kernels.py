@@ -71,6 +71,7 @@ from .kernel_base import (
     first,
     gains_of,
     open_in,
+    precision_at_moving_cut,
     relevant_total,
     safe_div,
     to_first,
@@ -188,24 +189,7 @@ def average_precision(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, Flo
 
 
 def r_precision(r: Ranked, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
-    w = r.grades
-    n, depth = w.shape
-    big_r = _relevant_total(r, t)
-    rel_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(open_in(w, r, t), axis=1)], axis=1)
-    u_total = unl_cum[:, -1:]
-    m = np.arange(depth + 1)[None, :]
-    valid = m <= u_total  # m unlabeled documents made relevant
-    r_new = big_r[:, None] + m
-    cut = np.minimum(r_new, depth)
-    rel_in = np.take_along_axis(rel_cum, cut, axis=1)
-    unl_in = np.take_along_axis(unl_cum, cut, axis=1)
-    num_max = rel_in + np.minimum(m, unl_in)
-    num_min = rel_in + np.maximum(0, m - (u_total - unl_in))
-    value = _safe_div(rel_in[:, 0].astype(np.float64), r_new[:, 0].astype(np.float64))
-    hi = np.where(valid, _safe_div(num_max.astype(np.float64), r_new.astype(np.float64)), -np.inf)
-    lo = np.where(valid, _safe_div(num_min.astype(np.float64), r_new.astype(np.float64)), np.inf)
-    return value, lo.min(axis=1), hi.max(axis=1)
+    return precision_at_moving_cut(r, t, lambda big_r: big_r)
 
 
 # -- nDCG ---------------------------------------------------------------------------------------

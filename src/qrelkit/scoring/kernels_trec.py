@@ -10,7 +10,7 @@ documents retrieved.
   which lowers RelP), so their bounds are the two uniform completions.
 * RprecMult@x is Rprec's case with the cutoff trunc(x R + 0.9): for m unlabeled documents made
   relevant only how many of them fall in the top trunc(x (R + m) + 0.9) counts, so every m gives
-  its extremes at once (as `kernels.r_precision`).
+  its extremes at once (`kernel_base.precision_at_moving_cut`, as Rprec).
 * BinG, G, nDCGRel and RnDCG have none (see their `MeasureSpec.bounds`); nor do Unjudged and
   RBPResid, which measure the labeling itself: every completed labeling makes them 0.
 
@@ -34,6 +34,7 @@ from .kernel_base import (
     exact,
     gains_of,
     no_bounds,
+    precision_at_moving_cut,
     relevant_total,
     safe_div,
     undeclared,
@@ -127,26 +128,10 @@ def _rprec_mult_cut(big_r: npt.NDArray[np.int64] | npt.NDArray[np.float64], x: f
 def rprec_mult(r: Ranked, m: Measure, t: int) -> Bounded:
     """Precision at the rank trunc(x R + 0.9) (a run shorter than that counts as not relevant);
     the bounds try every number of unlabeled documents made relevant."""
-    if m.level is None:
+    level = m.level
+    if level is None:
         raise undeclared(m)
-    w = r.grades
-    n, depth = w.shape
-    big_r = relevant_total(r, t)
-    rel_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w == UNLABELED, axis=1)], axis=1)
-    u_total = unl_cum[:, -1:]
-    added = np.arange(depth + 1)[None, :]  # unlabeled documents made relevant
-    valid = added <= u_total
-    den = _rprec_mult_cut(big_r[:, None] + added, m.level)
-    cut = np.minimum(den, depth)
-    rel_in = np.take_along_axis(rel_cum, cut, axis=1)
-    unl_in = np.take_along_axis(unl_cum, cut, axis=1)
-    num_max = rel_in + np.minimum(added, unl_in)
-    num_min = rel_in + np.maximum(0, added - (u_total - unl_in))
-    value = safe_div(rel_in[:, 0].astype(np.float64), den[:, 0].astype(np.float64))
-    hi = np.where(valid, safe_div(num_max.astype(np.float64), den.astype(np.float64)), -np.inf)
-    lo = np.where(valid, safe_div(num_min.astype(np.float64), den.astype(np.float64)), np.inf)
-    return exact(value, lo.min(axis=1), hi.max(axis=1))
+    return exact(*precision_at_moving_cut(r, t, lambda big_r: _rprec_mult_cut(big_r, level)))
 
 
 def _rprec_mult_value(r: Ranked, m: Measure, t: int) -> FloatArray:
