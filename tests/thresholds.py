@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Iterator
 from unittest import mock
 
-from qrelkit.formats import columns, exact_columns, runs
+from qrelkit.formats import _arrow, columns, exact_columns, runs
 from qrelkit.scoring import arrays, join_check, kernels
 from qrelkit.storage import imports
 from qrelkit.workflows import importing
@@ -25,7 +25,7 @@ from qrelkit.workflows import importing
 THRESHOLDS: list[tuple[object, str, int]] = [
     (runs, "BLOCK", 48),  # bytes per read block: several blocks per file, lines cut at every place
     (columns, "CHUNK", 3),  # rows cut and hashed per step
-    (columns, "_LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader
+    (_arrow, "LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader (either tokeniser)
     (exact_columns, "CHUNK_ROWS", 2),  # rows per block of the exact reader's columns
     (join_check, "_BITS", 3),  # 8 prefilter slots: nearly every run row is a candidate
     (kernels, "BLOCK_CELLS", 8),  # cells per kernel block: a few queries per block

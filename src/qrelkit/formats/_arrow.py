@@ -57,8 +57,8 @@ def split(
     """The text columns `text_fields` (the first dictionary-encoded) and the float column
     `float_field` of a block of `nfields`-field lines; None when the block is not in the plainest
     layout or a value is empty, missing or not a number (the numpy tokeniser then looks at it).
-    `int_field` is only checked: an integer of ASCII digits after at most a minus, or `0x` hex,
-    which pyarrow also takes (the caller gives no `int_field` for a block holding `0x`)."""
+    `int_field` is only checked: ASCII digits after at most a minus, at most `LONG_INTEGER` bytes
+    (read as text and checked in place: cheaper than pyarrow's integer parser, which also takes hex)."""
     mods = _pyarrow()
     if mods is None:
         return None
@@ -66,9 +66,10 @@ def split(
     names = [f"f{i}" for i in range(nfields)]
     types: dict[str, Any] = {names[i]: pa.binary() for i in text_fields}
     types[names[text_fields[0]]] = pa.dictionary(pa.int32(), pa.binary())
-    for number, kind in ((float_field, pa.float64()), (int_field, pa.int64())):
-        if number is not None:
-            types[names[number]] = kind
+    if float_field is not None:
+        types[names[float_field]] = pa.float64()
+    if int_field is not None:
+        types[names[int_field]] = pa.binary()
     wanted = [names[i] for i in (*text_fields, float_field, int_field) if i is not None]
     try:
         table = csv.read_csv(
@@ -101,6 +102,8 @@ def split(
     fields = [_text(first.dictionary)] + [_text(table.column(names[i]).combine_chunks()) for i in text_fields[1:]]
     if any(field is None for field in fields):
         return None
+    if int_field is not None and not _integers(_text(table.column(names[int_field]).combine_chunks())):
+        return None
     indices = first.indices
     index = np.frombuffer(indices.buffers()[1], dtype=np.int32)[indices.offset : indices.offset + len(indices)]
     if float_field is None:
@@ -123,3 +126,26 @@ def _text(array: Any) -> Field | None:
         return None
     chars = np.frombuffer(values, dtype=np.uint8) if values is not None else np.zeros(0, np.uint8)
     return chars, starts, ends
+
+
+LONG_INTEGER = 32
+"""Longer integer tokens are left to the exact reader (which takes any length)."""
+
+
+def _integers(field: Field | None) -> bool:
+    """Every value of a text column is ASCII digits after at most a leading minus (as
+    `trec.parse_grade` reads them), and at most `LONG_INTEGER` bytes long."""
+    if field is None:
+        return False
+    chars, starts, ends = field
+    if not len(starts):
+        return True
+    lengths = ends - starts
+    if int(lengths.max()) > LONG_INTEGER:
+        return False
+    used = chars[int(starts[0]) : int(ends[-1])]
+    digit = (used - np.uint8(48)) < 10
+    first = starts - starts[0]
+    minus = used[first] == 45
+    digit[first[minus & (lengths > 1)]] = True  # a leading minus, followed by a digit
+    return bool(digit.all())

@@ -234,9 +234,7 @@ def _arrow_tokens(data: bytes, buf: npt.NDArray[np.uint8], kind: str, layout: _L
     if not layout.compiled or np.count_nonzero(buf < 32) != np.count_nonzero(buf == 10):
         return None  # tabs, CR or control characters: the numpy tokeniser looks at them
     if kind == "run":
-        integer = layout.rank_field if b"0x" not in data and b"0X" not in data else None  # pyarrow takes hex
-        ranks = () if layout.rank_field is None or integer is not None else (layout.rank_field,)
-        split = _arrow.split(data, layout.nfields, (0, layout.doc_field, *ranks), layout.value_field, integer)
+        split = _arrow.split(data, layout.nfields, (0, layout.doc_field), layout.value_field, layout.rank_field)
         if split is not None and layout.maybe_ranks and _integral(split.floats):
             return None  # maybe ranks: the numpy tokeniser looks at the digits themselves
         return split
@@ -261,7 +259,7 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
         return None  # an id may not start with `#` (the exact reader says so)
     if any(int((ends - starts).max(initial=0)) > MAX_ID_LENGTH for starts, ends in (q_span, d_span)):
         return None  # the exact reader names the over-long id
-    rank_tokens = None  # pyarrow checked the ranks as it parsed them, unless it gave them as text
+    rank_tokens = None  # pyarrow checked the ranks as text (`_arrow.split`, int_field)
     if layout.rank_field is not None:
         rank_tokens = tokens[3] if arrow is None else tokens[2] if len(tokens) > 2 else None
     if rank_tokens is not None and not _integer_tokens(*rank_tokens):
@@ -302,7 +300,7 @@ def _values(raw_value: npt.NDArray[np.bytes_], kind: str) -> npt.NDArray[Any] | 
 
 def _integer_tokens(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> bool:
     """Every token is ASCII digits after at most a leading minus (`trec.parse_grade`), and at most
-    `_LONG_INTEGER` bytes long (a longer one is left to the exact reader). Looks at the tokens in
+    `_arrow.LONG_INTEGER` bytes long (a longer one is left to the exact reader). Looks at the tokens in
     place, a byte position at a time (a rank column is a few bytes wide: cheaper than cutting it)."""
     lengths = ends - starts
     if not len(starts):
@@ -311,17 +309,13 @@ def _integer_tokens(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], e
     if not (((first - np.uint8(48)) < 10) | ((first == 45) & (lengths > 1))).all():
         return False
     longest = int(lengths.max())
-    if longest > _LONG_INTEGER:
+    if longest > _arrow.LONG_INTEGER:
         return False
     for k in range(1, longest):
         at = starts[lengths > k] + k
         if not ((buf[at] - np.uint8(48)) < 10).all():
             return False
     return True
-
-
-_LONG_INTEGER = 32
-"""Longer integer tokens go to the exact reader (which takes any length)."""
 
 
 def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
