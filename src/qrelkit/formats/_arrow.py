@@ -66,10 +66,9 @@ def split(
     names = [f"f{i}" for i in range(nfields)]
     types: dict[str, Any] = {names[i]: pa.binary() for i in text_fields}
     types[names[text_fields[0]]] = pa.dictionary(pa.int32(), pa.binary())
-    if float_field is not None:
-        types[names[float_field]] = pa.float64()
-    if int_field is not None:
-        types[names[int_field]] = pa.binary()
+    types.update(
+        {names[i]: kind for i, kind in ((float_field, pa.float64()), (int_field, pa.binary())) if i is not None}
+    )
     wanted = [names[i] for i in (*text_fields, float_field, int_field) if i is not None]
     try:
         table = csv.read_csv(
