@@ -10,7 +10,7 @@ import click
 from rich.text import Text
 
 from ..formats.trec import RunFormat
-from ..models import CORRECTIONS, Comparison, Correction, Leaderboard
+from ..models import CORRECTIONS, HEADLINE, RECALL, Comparison, Correction, Leaderboard
 from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
 from ..render.styles import data
@@ -30,7 +30,7 @@ from ._common import (
 )
 from .score import KEEP_UNLABELED_OPTION
 
-HELP = """Compare baseline A with candidate B (or with several candidates), paired over the same queries.
+HELP = f"""Compare baseline A with candidate B (or with several candidates), paired over the same queries.
 
 Inputs are run files (scored here against the store, --golden or --qrels) or JSON reports
 saved with `score --format json --per-query` (a .json file); one report file holding several
@@ -50,7 +50,7 @@ then apply to every candidate, on the corrected interval.
 Per metric: both means, B - A, a 95% paired bootstrap interval, a paired randomization test,
 wins / ties / losses, per-stratum and traffic-weighted deltas, coverage of each side and a
 warning when unlabeled documents could reverse the delta. The diagnosis reads the two tiles
-(headline nDCG@10, recall R@50; "falls" = the interval lies below 0):
+(headline {HEADLINE}, recall {RECALL}; "falls" = the interval lies below 0):
   stable         neither moved
   ordering       headline falls, recall holds: look at the reranker or fusion
   upstream       both fall: analyzer, chunking, ingestion changed
@@ -95,8 +95,8 @@ OPTIONS = options(
     click.option("--metrics", help="Comma-separated measures (the two tiles are always added)."),
     PROFILE,
     KEEP_UNLABELED_OPTION,
-    click.option("--headline", default="nDCG@10", show_default=True, help="The headline tile."),
-    click.option("--recall", default="R@50", show_default=True, help="The recall tile (recall at candidate depth)."),
+    click.option("--headline", default=HEADLINE, show_default=True, help="The headline tile."),
+    click.option("--recall", default=RECALL, show_default=True, help="The recall tile (recall at candidate depth)."),
     click.option(
         "--format",
         "fmt",

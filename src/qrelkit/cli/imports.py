@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..models import DEFAULT_STRATUM
 from ..render.styles import data
 from ..workflows import importing, versions
 from ._common import open_store, say
@@ -99,7 +100,7 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
 @import_.command("beir")
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--split", default="test", show_default=True, help="Which qrels/<split>.tsv to import.")
-@click.option("--stratum", default="default", show_default=True, help="Stratum for every query.")
+@click.option("--stratum", default=DEFAULT_STRATUM, show_default=True, help="Stratum for every query.")
 @click.option("--assessor", default="beir", show_default=True)
 @click.pass_context
 def import_beir(ctx: click.Context, folder: Path, split: str, stratum: str, assessor: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..formats.trec import RunFormat
-from ..models import QUEUE_ORDERS, QueueOrder
+from ..models import QUEUE_ORDERS, TILES, QueueOrder
 from ..render.styles import data
 from ..render.tables import queue_table
 from ..workflows import assessors, judging, pooling, setup
@@ -53,7 +53,7 @@ def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | 
 @click.option("--limit", type=click.IntRange(1, 10**18), help="Show the first N pairs only.")
 @stratum_option("Only pairs of this stratum's queries.")
 @seed_option()
-@click.option("--metrics", help="Measures whose bounds the impact order narrows [default: nDCG@10,R@50].")
+@click.option("--metrics", help=f"Measures whose bounds the impact order narrows [default: {','.join(TILES)}].")
 @click.option(
     "--assessor",
     help="Whose queue: their own assignments come first, as `qrelkit judge` shows them "

@@ -16,7 +16,10 @@ No IO, numpy or sqlite here.
 
 from .domain import (
     DEFAULT_STRATUM,
+    HEADLINE,
     QUEUE_ORDERS,
+    RECALL,
+    TILES,
     Diagnosis,
     Direction,
     Document,
@@ -101,6 +104,9 @@ __all__ = [
     "Comparison",
     "CoverageChange",
     "DEFAULT_STRATUM",
+    "HEADLINE",
+    "RECALL",
+    "TILES",
     "Diagnosis",
     "Direction",
     "Disagreement",

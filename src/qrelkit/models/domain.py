@@ -11,6 +11,8 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, field_validator, model_validator
 
+from ..errors import InputError
+
 _NOT_ID = r"\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
 _ID_PATTERN = rf"^[^{_NOT_ID}#][^{_NOT_ID}]*$"
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=1024, pattern=_ID_PATTERN)]
@@ -28,6 +30,12 @@ def is_identifier(text: str) -> bool:
 
 DEFAULT_STRATUM = "default"
 """The stratum of a query that names none."""
+
+TILES = ("nDCG@10", "R@50")
+"""The two tiles, (headline, recall at candidate depth): what a comparison, a leaderboard and the
+dashboard lead with, and what the judging queue's impact order narrows, unless told otherwise."""
+
+HEADLINE, RECALL = TILES
 
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
@@ -115,6 +123,17 @@ class GradeScale(_Model):
 
     def name_of(self, grade: int) -> str:
         return self.levels[grade].name if 0 <= grade <= self.max_grade else str(grade)
+
+    def refuse_above(self, grade: int | None, *, path: str | None = None, line: int | None = None) -> None:
+        """The one check of a grade against the scale's top, for every judgment, import and record:
+        an `InputError` naming where (`path`, `line`) and how to widen the scale."""
+        if grade is not None and grade > self.max_grade:
+            raise InputError(
+                f"grade {grade} is above the scale's highest grade {self.max_grade}",
+                f"widen the scale with `qrelkit init --max-grade {grade}`, or fix the grade",
+                path=path,
+                line=line,
+            )
 
 
 ALL = "all"

@@ -26,15 +26,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..models import QUEUE_ORDERS, PoolEntry, QueueItem
+from ..models import QUEUE_ORDERS, TILES, PoolEntry, QueueItem
 from .arrays import ABSENT, UNLABELED, Ranked, RunLists
 from .kernels import compute
 from .measures import Measure, parse_measures
 
 FloatArray = npt.NDArray[np.float64]
-
-IMPACT_METRICS = ("nDCG@10", "R@50")
-"""The headline pair the queue narrows by default: the two tiles of a comparison."""
 
 
 def grade_prior(grades: Sequence[int], max_grade: int) -> FloatArray:
@@ -126,7 +123,7 @@ def impact_scores(
     max_grade: int,
     strata: Mapping[str, str],
     weights: Mapping[str, float],
-    metrics: str | Sequence[str] = IMPACT_METRICS,
+    metrics: str | Sequence[str] = TILES,
     relevance_threshold: int = 1,
 ) -> list[float]:
     """The impact of each candidate (query, doc) pair, in the candidates' order.

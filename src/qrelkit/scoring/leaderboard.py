@@ -24,6 +24,8 @@ import numpy.typing as npt
 from ..errors import ScoringError
 from ..models import (
     DEFAULT_STRATUM,
+    HEADLINE,
+    RECALL,
     Correction,
     Leaderboard,
     LeaderboardRow,
@@ -264,8 +266,8 @@ def leaderboard(
     names: Sequence[str],
     *,
     metrics: Sequence[str] | None = None,
-    headline: str = "nDCG@10",
-    recall: str = "R@50",
+    headline: str = HEADLINE,
+    recall: str = RECALL,
     correction: Correction = "holm",
     alpha: float = ALPHA,
     resamples: int = 10_000,
@@ -276,7 +278,7 @@ def leaderboard(
     """Baseline `reports[0]` against every other report (see the module)."""
     if len(reports) < 2:
         raise ScoringError("a leaderboard needs a baseline and at least one candidate")
-    reports = [paired._canonical(r) for r in reports]
+    reports = [paired.canonical_report(r, f"report {n}") for r, n in zip(reports, names, strict=False)]
     headline, recall = parse_measure(headline).name, parse_measure(recall).name
     wanted = list(dict.fromkeys([*(metrics or [m for m in reports[0].metrics]), headline, recall]))
     t = align(reports, names, wanted)

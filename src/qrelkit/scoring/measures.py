@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..models.domain import TILES
+
 
 class CutoffRule(Enum):
     """Whether a family's name takes `@k`."""
@@ -424,7 +426,8 @@ SPECS: Mapping[str, MeasureSpec] = {
 _BY_NAME = {name: spec for spec in SPECS.values() for name in spec.names}
 """Every accepted family name and alias -> its declaration."""
 
-DEFAULT_METRICS = ("nDCG@10", "R@50", "RR", "P@10", "AP", "Success@3", "Judged@10")
+DEFAULT_METRICS = (*TILES, "RR", "P@10", "AP", "Success@3", "Judged@10")
+"""What `score` reports when told no measures: the two tiles first."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ import numpy.typing as npt
 from ..errors import ScoringError
 from ..models import (
     DEFAULT_STRATUM,
+    HEADLINE,
+    RECALL,
     Collision,
     Comparison,
     Diagnosis,
@@ -230,15 +232,15 @@ def compare(
     b: ScoreReport,
     *,
     metrics: Sequence[str] | None = None,
-    headline: str = "nDCG@10",
-    recall: str = "R@50",
+    headline: str = HEADLINE,
+    recall: str = RECALL,
     resamples: int = 10_000,
     seed: int = 0,
     mismatches: Sequence[str] = (),
 ) -> Comparison:
     """Compare baseline `a` with candidate `b` over the queries both hold per-query values for.
     Metrics are named canonically (`AP` for `MAP`), in the arguments as in the reports."""
-    a, b = _canonical(a), _canonical(b)
+    a, b = canonical_report(a, "report A"), canonical_report(b, "report B")
     if a.per_query is None or b.per_query is None:
         which = "A" if a.per_query is None else "B"
         raise ScoringError(f"report {which} has no per-query values", "save reports with `score --per-query`")
@@ -287,17 +289,24 @@ def lacking(report: ScoreReport, queries: Sequence[str]) -> list[str]:
     return [q for q in queries if q in missing]
 
 
-def _canonical(report: ScoreReport) -> ScoreReport:
-    """The report with its metrics under their canonical names: reports written before names were
-    canonical keep them as typed (`MAP` for AP). A name that does not parse stays as it is."""
-
-    def name(text: str) -> str:
+def canonical_report(report: ScoreReport, source: str = "a report") -> ScoreReport:
+    """The report with its metrics under their canonical names (reports saved before names were
+    canonical may say `MAP` for `AP`). The one rule for every comparison, leaderboard and
+    sensitivity: a name that does not parse, or two names of one measure, are refused (`source`
+    says whose), never compared under a guess."""
+    rename: dict[str, str] = {}
+    for m in report.metrics:
         try:
-            return parse_measure(text).name
-        except ScoringError:
-            return text
-
-    rename = {m: name(m) for m in report.metrics}
+            c = parse_measure(m).name
+        except ScoringError as exc:
+            raise ScoringError(
+                f"{source} holds a metric qrelkit does not know: {m!r} ({exc.message})",
+                "score the run again with this version, or leave that report out",
+            ) from None
+        if c in rename.values():
+            twin = next(k for k, v in rename.items() if v == c)
+            raise ScoringError(f"{source} holds {c} twice, as {twin!r} and {m!r}", "keep one of the two in the report")
+        rename[m] = c
     if all(m == c for m, c in rename.items()):
         return report
     per_query = {q: {rename.get(m, m): s for m, s in row.items()} for q, row in (report.per_query or {}).items()}

@@ -124,7 +124,7 @@ class Imports(Connection):
         memory stays flat however long the file. This is the one repeat check for qrels imports:
         give `trec.read_qrels(path, check_repeats=False)` (the reader's in-memory check would only
         repeat it)."""
-        top = self.scale.max_grade
+        scale = self.scale
         labels = pooled = 0
         ts = now()
         with self.transaction():
@@ -144,13 +144,7 @@ class Imports(Connection):
                                 path=source,
                                 line=rec.line,
                             )
-                        if rec.grade > top:
-                            raise InputError(
-                                f"grade {rec.grade} is above the scale's highest grade {top}",
-                                f"re-create the store with `qrelkit init --max-grade {rec.grade}`",
-                                path=source,
-                                line=rec.line,
-                            )
+                        scale.refuse_above(rec.grade, path=source, line=rec.line)
                     self._refuse_repeats(batch, source)
                     unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
                     graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
@@ -246,7 +240,7 @@ class Imports(Connection):
     def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
         """Append events from a judgments JSONL export, keeping their assessors and times."""
         n = 0
-        top = self.scale.max_grade
+        scale = self.scale
         with self.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             for lineno, j in items:
@@ -257,10 +251,7 @@ class Imports(Connection):
                         path=source,
                         line=lineno,
                     )
-                if j.grade is not None and j.grade > top:
-                    raise InputError(
-                        f"grade {j.grade} is above the scale's highest grade {top}", path=source, line=lineno
-                    )
+                scale.refuse_above(j.grade, path=source, line=lineno)
                 self._insert_event(j, source)
                 n += 1
         return n

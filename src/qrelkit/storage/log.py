@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from .. import resolution
-from ..errors import InputError
 from ..models import Judgment, JudgmentState
 from .base import Connection, event_from_row, now
 
@@ -17,8 +16,7 @@ class Log(Connection):
 
     def record(self, judgment: Judgment) -> int:
         """Append one event and commit it (durable on return). Returns its sequence number."""
-        if judgment.grade is not None and judgment.grade > self.scale.max_grade:
-            raise InputError(f"grade {judgment.grade} is above the scale's highest grade")
+        self.scale.refuse_above(judgment.grade)
         with self.transaction():
             return self._insert_event(judgment, None)
 

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from .. import versioning
 from ..errors import UsageError
-from ..models import Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
+from ..models import HEADLINE, RECALL, Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
 from ..scoring.measures import parse_measure
+from ..scoring.paired import canonical_report
 from ..storage import Store
-from .scoring import display_names, score_run
+from .scoring import display_names, numbered, score_run
 from .sources import choose_source, merge, plan
 
 if TYPE_CHECKING:
@@ -59,8 +60,8 @@ class CompareOptions:
 
     metrics: str | None = None
     profile: str | None = None
-    headline: str = "nDCG@10"
-    recall: str = "R@50"
+    headline: str = HEADLINE
+    recall: str = RECALL
     resamples: int = 10_000
     seed: int = 0
     gates: Sequence[Gate] = ()
@@ -96,26 +97,13 @@ class CompareOutcome:
     """How runs were read when not as scores (`read_notes`)."""
 
 
-def canonical_report(report: ScoreReport) -> ScoreReport:
-    """A report whose metric names are canonical (reports saved before names were canonical may
-    say `MAP` for `AP`)."""
-    rename = {name: parse_measure(name).name for name in report.metrics}
-    if all(k == v for k, v in rename.items()):
-        return report
-    per_query = report.per_query
-    if per_query is not None:
-        per_query = {q: {rename.get(m, m): s for m, s in ms.items()} for q, ms in per_query.items()}
-    metrics = {rename[m]: v for m, v in report.metrics.items()}
-    return report.model_copy(update={"metrics": metrics, "per_query": per_query})
-
-
 def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> list[ScoreReport]:
     """Each input as one or more per-query reports: a saved report file holds one or several, a run
     is scored here (every run against the same source, with the same measures)."""
     from ..formats.reports import read_reports
     from ..formats.runs import is_report
 
-    saved = {p: [canonical_report(r) for r in read_reports(p)] for p in paths if is_report(p)}
+    saved = {p: [canonical_report(r, str(p)) for r in read_reports(p)] for p in paths if is_report(p)}
     runs = [p for p in paths if not is_report(p)]
     if opts.profile and not runs:
         raise UsageError(
@@ -263,13 +251,7 @@ def pair_verdict(first: str, d1: float | None, second: str, d2: float | None) ->
 
 def run_names(reports: Sequence[ScoreReport]) -> list[str]:
     """Each report's run name, made unique (`a.run`, `a.run#2`) when two share one."""
-    seen: dict[str, int] = {}
-    names = []
-    for r in reports:
-        name = r.fingerprint.run.name
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return names
+    return numbered([r.fingerprint.run.name for r in reports])
 
 
 def _leaderboard(reports: Sequence[ScoreReport], opts: CompareOptions) -> LeaderboardOutcome:
@@ -316,7 +298,7 @@ def sensitivity(paths: Sequence[Path], opts: CompareOptions, open_store: Callabl
     baseline of the paired differences; three or more give the discriminative power)."""
     from ..scoring import leaderboard
 
-    reports = [canonical_report(r) for r in _inputs(paths, opts, open_store)]
+    reports = _inputs(paths, opts, open_store)
     names = run_names(reports)
     for j in range(1, len(reports)):
         found = versioning.comparability(reports[0], reports[j])

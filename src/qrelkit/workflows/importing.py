@@ -12,7 +12,7 @@ from typing import Literal
 from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, tsv
 from ..formats._io import display, read_blocks
-from ..models import Judgment, Query
+from ..models import DEFAULT_STRATUM, Judgment, Query
 from ..storage import Store
 
 QueryFormat = Literal["auto", "jsonl", "tsv"]
@@ -130,7 +130,7 @@ class BeirImport:
 
 
 def import_beir(
-    store: Store, folder: Path, *, split: str = "test", stratum: str = "default", assessor: str = "beir"
+    store: Store, folder: Path, *, split: str = "test", stratum: str = DEFAULT_STRATUM, assessor: str = "beir"
 ) -> BeirImport:
     """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
     if not folder.is_dir():

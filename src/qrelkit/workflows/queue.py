@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from typing import TYPE_CHECKING
 
-from ..models import QueueItem, QueueOrder
+from ..models import TILES, QueueItem, QueueOrder
 from ..storage import LabelRow, Store
 
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ def impacts(
     metrics: str | Sequence[str] | None = None,
 ) -> list[float]:
     """Each pair's impact on the pooled runs' open bounds (`scoring.impact`), over this store's
-    strata, weights and scale; `metrics` default: `IMPACT_METRICS`."""
-    from ..scoring.impact import IMPACT_METRICS, impact_scores
+    strata, weights and scale; `metrics` default: the two tiles (`models.TILES`)."""
+    from ..scoring.impact import impact_scores
 
     scale = store.scale
     return impact_scores(
@@ -49,7 +49,7 @@ def impacts(
         max_grade=scale.max_grade,
         strata=store.query_strata(),
         weights=store.weights(),
-        metrics=metrics or IMPACT_METRICS,
+        metrics=metrics or TILES,
         relevance_threshold=scale.relevance_threshold,
     )
 

@@ -34,12 +34,22 @@ def display_names(paths: Sequence[Path]) -> list[str]:
         ):
             depth += 1
         names.append(as_text("/".join(parts[i][-depth:]) if depth > 1 else path.name))
-    seen: dict[str, int] = {}
-    for i, name in enumerate(names):
-        seen[name] = seen.get(name, 0) + 1
-        if seen[name] > 1:
-            names[i] = f"{name}#{seen[name]}"
-    return names
+    return numbered(names)
+
+
+def numbered(names: Sequence[str]) -> list[str]:
+    """The names made unique, the one rule for every list of runs: a name's first use stays, each
+    repeat gets the smallest `#N` (N >= 2) that no other name in the list has (`a`, `a#2`, ...)."""
+    given, out = set(names), []
+    used: set[str] = set()
+    for name in names:
+        label, n = name, 1
+        while label in used or (label != name and label in given):
+            n += 1
+            label = f"{name}#{n}"
+        used.add(label)
+        out.append(label)
+    return out
 
 
 def score_run(

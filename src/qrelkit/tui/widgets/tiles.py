@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ...models import MetricComparison, ScoreReport
+from ...models import TILES, MetricComparison, ScoreReport
 from ...render.styles import DIRECTION_STYLE, VERDICT, data, interval, number
 from ..palette import css
 
-SCORE_TILES = ("nDCG@10", "R@50")
-"""The metrics a score report's tiles show when it has them (a comparison names its own:
-`headline` and `recall`)."""
-
 
 def score_tiles(report: ScoreReport) -> tuple[str, str]:
-    """The headline and recall metrics of a score report's tiles: `SCORE_TILES`, else its first two."""
+    """The headline and recall metrics of a score report's tiles: the two tiles (`models.TILES`)
+    when it has them, else its first two (a comparison names its own)."""
     names = list(report.metrics)
-    headline, recall = SCORE_TILES
+    headline, recall = TILES
     return (
         headline if headline in report.metrics else names[0],
         recall if recall in report.metrics else names[min(1, len(names) - 1)],
