@@ -14,7 +14,7 @@ from qrelkit.scoring import evaluate
 from qrelkit.scoring import kernels as kernels_module
 from qrelkit.scoring.arrays import rank
 from qrelkit.scoring.kernels import compute
-from qrelkit.scoring.measures import parse_measure
+from qrelkit.scoring.names import parse_measure
 
 MEASURES = [
     "P@3",

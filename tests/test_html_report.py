@@ -15,7 +15,8 @@ from browser import pages
 from qrelkit.models import Comparison, Leaderboard, MetricComparison
 from qrelkit.render import text
 from qrelkit.render.compare import comparison_table
-from qrelkit.render.html import evidence_note, render, render_leaderboard
+from qrelkit.render.html import evidence_note, render
+from qrelkit.render.html_leaderboard import render_leaderboard
 
 
 @pytest.fixture(scope="module")

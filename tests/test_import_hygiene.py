@@ -94,21 +94,40 @@ def test_no_module_over_600_lines() -> None:
 
 LONG_FUNCTIONS = {
     "scoring/arrays.py:rank_columns": "dense numerics: ranking runs grouped and ranked, ties by doc id bytes",
-    "scoring/kernels.py:ndcg": "dense numerics: values and bounds from one table of ideal DCGs",
+    "scoring/kernels.py:ndcg": "dense numerics: exact bounds over every multiset of grades, one ideal-DCG table",
 }
 """Functions allowed over 60 lines, with the reason (also listed in README, "Architecture")."""
 
 
-def test_no_function_over_60_lines() -> None:
+def _function_lengths() -> dict[str, int]:
     import ast
 
-    long = {}
+    lengths = {}
     for p in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-                n = (node.end_lineno or node.lineno) - start + 1
                 key = f"{p.relative_to(SRC)}:{node.name}"
-                if n > 60 and key not in LONG_FUNCTIONS:
-                    long[key] = n
+                lengths[key] = max(lengths.get(key, 0), (node.end_lineno or node.lineno) - start + 1)
+    return lengths
+
+
+def test_no_function_over_60_lines() -> None:
+    lengths = _function_lengths()
+    long = {key: n for key, n in lengths.items() if n > 60 and key not in LONG_FUNCTIONS}
     assert not long, long
+    # an exception no longer needed is an alert too: each one still exists and is still over 60 lines
+    stale = {key: lengths.get(key) for key in LONG_FUNCTIONS if lengths.get(key, 0) <= 60}
+    assert not stale, f"remove from LONG_FUNCTIONS (and the README): {stale}"
+
+
+def test_every_import_contract_alerts_on_an_exception_no_longer_needed() -> None:
+    """A contract's `ignore_imports` entry that matches no import fails `lint-imports` (the alerting
+    is set on every contract, whichever default import-linter has)."""
+    import tomllib
+
+    contracts = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    assert contracts and all(c.get("unmatched_ignore_imports_alerting") == "error" for c in contracts), [
+        c["name"] for c in contracts if c.get("unmatched_ignore_imports_alerting") != "error"
+    ]
+    assert any(c["type"] == "acyclic_siblings" and c["ancestors"] == ["qrelkit"] for c in contracts)

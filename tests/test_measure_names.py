@@ -21,8 +21,16 @@ import pytest
 from oracle import trec_eval
 from qrelkit.errors import ScoringError
 from qrelkit.scoring import evaluate
-from qrelkit.scoring.measures import SPECS, canonical_names, parse_measure, parse_measures
-from qrelkit.scoring.names import TREC_NAMES, TrecName, trec_eval_name, trec_eval_names
+from qrelkit.scoring.measures import SPECS
+from qrelkit.scoring.names import (
+    TREC_NAMES,
+    TrecName,
+    canonical_names,
+    parse_measure,
+    parse_measures,
+    trec_eval_name,
+    trec_eval_names,
+)
 
 IR_MEASURES = {  # as ir_measures writes it -> qrelkit's canonical name
     "nDCG@10": "nDCG@10",

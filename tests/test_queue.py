@@ -19,7 +19,7 @@ from qrelkit.scoring import evaluate
 from qrelkit.scoring.arrays import RunLists, rank, top_documents
 from qrelkit.scoring.coverage import run_coverage
 from qrelkit.scoring.impact import _narrowing, grade_prior, impact_scores, query_weights, width_shares
-from qrelkit.scoring.measures import parse_measure
+from qrelkit.scoring.names import parse_measure
 from qrelkit.storage import Store
 
 DEMO = ROOT / "goldensets" / "pydocs"

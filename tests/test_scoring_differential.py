@@ -16,7 +16,8 @@ from qrelkit.formats import trec
 from qrelkit.models import FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate
 from qrelkit.scoring.kernels import KERNELS
-from qrelkit.scoring.measures import SPECS, canonical_names, parse_measure, parse_measures
+from qrelkit.scoring.measures import SPECS
+from qrelkit.scoring.names import canonical_names, parse_measure, parse_measures
 
 PAIRS = {  # qrelkit name (as written) -> trec_eval name
     "P@1": "P_1",

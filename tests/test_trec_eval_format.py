@@ -22,8 +22,7 @@ from oracle import trec_eval as pytrec_eval
 from qrelkit.errors import ScoringError
 from qrelkit.models import FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate
-from qrelkit.scoring.measures import parse_measure
-from qrelkit.scoring.names import trec_eval_name
+from qrelkit.scoring.names import parse_measure, trec_eval_name
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 

@@ -24,7 +24,8 @@ from oracle import trec_eval
 from qrelkit.models import FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate
 from qrelkit.scoring.aggregate import GEOMETRIC_FLOOR
-from qrelkit.scoring.measures import SPECS, parse_measure
+from qrelkit.scoring.measures import SPECS
+from qrelkit.scoring.names import parse_measure
 from test_trec_eval_format import computed
 
 DATA = Path(__file__).parent / "data" / "trec_eval_generated"

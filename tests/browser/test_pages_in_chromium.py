@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from qrelkit.models import Comparison, Leaderboard
-from qrelkit.render.html import render, render_leaderboard
+from qrelkit.render.html import render
+from qrelkit.render.html_leaderboard import render_leaderboard
 
 from . import pages, png
 from .cdp import Browser, Page

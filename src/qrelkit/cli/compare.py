@@ -213,7 +213,7 @@ def render_leaderboard(board: Leaderboard, fmt: CompareFormat, width: int, color
     if fmt == "latex":
         return lb.leaderboard_latex(board)
     if fmt == "html":
-        from ..render.html import render_leaderboard as page
+        from ..render.html_leaderboard import render_leaderboard as page
 
         return page(board)
     return text(lb.leaderboard_tables(board), width=max(width, TABLE_WIDTH), color=color)

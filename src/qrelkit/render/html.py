@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..models import Comparison, Fingerprint, Leaderboard, MetricComparison
+from ..models import Comparison, Fingerprint, MetricComparison
 from .queries import comparison_notes, paired_note
 from .styles import VERDICT, visible
 
@@ -381,10 +381,3 @@ relevance threshold {fp.relevance_threshold} · qrelkit {_text(fp.qrelkit_versio
 <b>ties</b><span>{_text(fp.tie_policy)}</span><b>queries</b><span>{_text(fp.query_policy)}</span></div>
 </main></body></html>
 """
-
-
-def render_leaderboard(lb: Leaderboard) -> str:
-    """A leaderboard as one self-contained page (see `html_leaderboard`)."""
-    from .html_leaderboard import render_leaderboard as page
-
-    return page(lb)

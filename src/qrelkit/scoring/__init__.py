@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .measures import DEFAULT_METRICS, Measure, parse_measure, parse_measures
+from .measures import DEFAULT_METRICS, Measure
+from .names import parse_measure, parse_measures
 
 if TYPE_CHECKING:
     from ..formats.columns import Columns, trec_columns

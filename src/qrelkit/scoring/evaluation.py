@@ -26,7 +26,8 @@ from ..models import (
 from .aggregate import geometric_mean, strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
 from .kernels import Scores, compute
-from .measures import DEFAULT_METRICS, Measure, parse_measure, parse_measures
+from .measures import DEFAULT_METRICS, Measure
+from .names import parse_measure, parse_measures
 
 QrelsLike = Mapping[str, Mapping[str, int]] | Iterable[Label]
 RunLike = Mapping[str, Mapping[str, float]] | Iterable[tuple[str, str, float]]

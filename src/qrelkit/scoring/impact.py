@@ -29,7 +29,8 @@ from ..errors import ScoringError
 from ..models import QUEUE_ORDERS, TILES, PoolEntry, QueueItem
 from .arrays import ABSENT, UNLABELED, Ranked, RunLists
 from .kernels import compute
-from .measures import Measure, parse_measures
+from .measures import Measure
+from .names import parse_measures
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -36,7 +36,7 @@ from ..models import (
 )
 from . import multiple, paired, power
 from .aggregate import t975
-from .measures import parse_measure
+from .names import parse_measure
 
 FloatArray = npt.NDArray[np.float64]
 ALPHA = 0.05

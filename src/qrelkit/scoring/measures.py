@@ -10,7 +10,9 @@ themselves as gains, as trec_eval does, and takes no `rel` (trec_eval ignores -l
 `nDCG(gain=exp)@10` uses 2^grade - 1. `RR@k` looks at the top k only, which trec_eval cannot
 express.
 
-No numpy here: the CLI imports this module to check measure names cheaply.
+Names are parsed by `names` (`parse_measure`, `parse_measures`; ir_measures' and trec_eval's
+spellings), which reads these declarations: this module imports nothing from it. No numpy here: the
+CLI imports both to check measure names cheaply.
 """
 
 from __future__ import annotations
@@ -501,11 +503,3 @@ def _number(x: float) -> str:
 
 MAX_CUTOFF = 1_000_000_000
 """The largest cutoff accepted (a run deeper than this cannot be read on one machine anyway)."""
-
-
-# The parser lives in `names` (ir_measures and trec_eval spellings); imported last, as it reads SPECS.
-from .names import HINT as HINT  # noqa: E402
-from .names import PARAM_HINT as PARAM_HINT  # noqa: E402
-from .names import canonical_names as canonical_names  # noqa: E402
-from .names import parse_measure as parse_measure  # noqa: E402
-from .names import parse_measures as parse_measures  # noqa: E402

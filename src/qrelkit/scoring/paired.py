@@ -30,7 +30,7 @@ from ..models import (
     StratumDelta,
 )
 from . import power
-from .measures import parse_measure
+from .names import parse_measure
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .. import versioning
 from ..errors import UsageError
 from ..models import HEADLINE, RECALL, Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
-from ..scoring.measures import parse_measure
+from ..scoring.names import parse_measure
 from ..scoring.paired import canonical_report
 from ..storage import Store
 from .scoring import display_names, numbered, score_run

@@ -12,8 +12,8 @@ from .. import versioning
 from ..errors import UsageError
 from ..formats import as_text
 from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
-from ..scoring.measures import DEFAULT_METRICS, canonical_names, parse_measures
-from ..scoring.names import reference_names
+from ..scoring.measures import DEFAULT_METRICS
+from ..scoring.names import canonical_names, parse_measures, reference_names
 from ..storage import Store
 
 if TYPE_CHECKING:
