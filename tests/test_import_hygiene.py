@@ -102,7 +102,7 @@ LONG_FUNCTIONS = {
 def _function_lengths() -> dict[str, int]:
     import ast
 
-    lengths = {}
+    lengths: dict[str, int] = {}
     for p in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
