@@ -73,7 +73,7 @@ BAD_IDS: dict[str, str] = {
     "escape": "a\x1b[2Jb",
     "delete": "a\x7fb",
 }
-"""Ids every entry refuses (`models.Identifier`, `formats._io.check_id`): C1 controls (a CSI or an
+"""Ids every entry refuses (`models.Identifier`, `formats.ids.check_id`): C1 controls (a CSI or an
 OSC), NEL, a right-to-left override, an escape sequence, DEL."""
 
 STRATA: dict[str, str] = {"s_close": "s[/]", "s_bold": "s[bold]x", "s_click": "s[@click=app.quit]"}

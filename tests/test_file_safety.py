@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, Cli
 from qrelkit import resolution, versioning
 from qrelkit.errors import InputError
-from qrelkit.formats import _io, jsonl, reports, runs
+from qrelkit.formats import jsonl, reading, reports, runs, writing
 from qrelkit.models import Judgment, JudgmentState, Label, LabelState, Query
 from qrelkit.storage import Store
 from qrelkit.versioning import folders
@@ -222,7 +222,7 @@ def umask(request: pytest.FixtureRequest) -> Iterator[int]:
 
 def test_outputs_and_version_folders_get_the_umask_mode(tmp_path: Path, umask: int) -> None:
     for name in ("out.txt", "out.txt.gz"):
-        with _io.atomic_write(tmp_path / name) as fh:
+        with writing.atomic_write(tmp_path / name) as fh:
             fh.write("x\n")
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask
     versioning.freeze(versioning.read(PYDOCS), tmp_path / "sets", "p", "1")
@@ -230,7 +230,7 @@ def test_outputs_and_version_folders_get_the_umask_mode(tmp_path: Path, umask: i
     assert folder.stat().st_mode & 0o777 == 0o777 & ~umask
     for child in folder.iterdir():
         assert child.stat().st_mode & 0o777 == 0o666 & ~umask, child
-    assert _io.normal_mode() == 0o666 & ~umask and _io.normal_mode(folder=True) == 0o777 & ~umask
+    assert writing.normal_mode() == 0o666 & ~umask and writing.normal_mode(folder=True) == 0o777 & ~umask
 
 
 # -- 5. corrupt gzip ------------------------------------------------------------------------------
@@ -254,7 +254,11 @@ def _corrupt(tmp_path: Path, suffix: str, payload: bytes) -> list[Path]:
 def test_corrupt_gzip_is_one_input_error_naming_the_file(tmp_path: Path, run_cli: Cli) -> None:
     qrels = b"".join(b"q%d 0 d%d 1\n" % (i, i) for i in range(3000))
     for path in _corrupt(tmp_path, ".qrels", qrels):
-        for read in (lambda p: list(_io.read_lines(p)), lambda p: list(_io.read_blocks(p)), runs.read_qrels_file):
+        for read in (
+            lambda p: list(reading.read_lines(p)),
+            lambda p: list(reading.read_blocks(p)),
+            runs.read_qrels_file,
+        ):
             with pytest.raises(InputError, match=path.name):
                 read(path)
     run = b"".join(b"q%d Q0 d%d 1 %d.5 r\n" % (i, i, i) for i in range(3000))

@@ -209,7 +209,7 @@ def test_atomic_write_to_a_pipe_writes_through_and_keeps_the_pipe(tmp_path: Path
     import stat
     import threading
 
-    from qrelkit.formats._io import atomic_write
+    from qrelkit.formats.writing import atomic_write
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from qrelkit import progress
 from qrelkit.formats import trec
-from qrelkit.formats._io import read_blocks
+from qrelkit.formats.reading import read_blocks
 from qrelkit.scoring import evaluate
 
 

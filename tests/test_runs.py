@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from qrelkit.errors import InputError
-from qrelkit.formats import _io, jsonl, trec
+from qrelkit.formats import hashing, jsonl, paths, reading, trec
 from qrelkit.formats.columns import Columns, trec_columns
 from qrelkit.formats.runs import (
     is_jsonl,
@@ -34,13 +34,13 @@ QRELS = "q1 0 d1 2\nq1 0 d2 -1\nq2 0 d3 0\n"
 def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the readers open, in order (each open is one read of the file)."""
     seen: list[str] = []
-    real = _io._open_binary
+    real = reading.open_binary
 
-    def counting(path: _io.PathLike) -> IO[bytes]:
+    def counting(path: paths.PathLike) -> IO[bytes]:
         seen.append(Path(path).name)
         return real(path)
 
-    monkeypatch.setattr(_io, "_open_binary", counting)
+    monkeypatch.setattr(reading, "open_binary", counting)
     return seen
 
 
@@ -163,24 +163,24 @@ def test_run_name() -> None:
     assert run_name(Path(".run")) == ".run"
 
 
-def _blocks(path: _io.PathLike, size: int) -> Iterator[bytes]:
-    yield from _io.read_blocks(path, size)
+def _blocks(path: paths.PathLike, size: int) -> Iterator[bytes]:
+    yield from reading.read_blocks(path, size)
 
 
 def test_a_hashed_path_hashes_each_complete_read(tmp_path: Path) -> None:
     path = tmp_path / "r.run"
     path.write_text(RUN * 5)
-    source = _io.HashedPath(path)
+    source = hashing.HashedPath(path)
     with pytest.raises(RuntimeError, match="not read to its end"):
         source.sha256()
     assert b"".join(_blocks(source, 7)) == path.read_bytes()
     assert source.sha256() == sha256(path.read_bytes())
-    partial = _io.read_blocks(source, 7)
+    partial = reading.read_blocks(source, 7)
     next(partial)
     partial.close()
     with pytest.raises(RuntimeError):  # a read that stopped early hashes nothing
         source.sha256()
-    assert len(list(_io.read_lines(source))) == 15 and source.sha256() == sha256(path.read_bytes())
+    assert len(list(reading.read_lines(source))) == 15 and source.sha256() == sha256(path.read_bytes())
 
 
 def test_reading_a_run_does_not_load_numpy_until_asked() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from qrelkit.errors import InputError
-from qrelkit.formats import _io
+from qrelkit.formats import spool
 
 QRELS = str(ROOT / "goldensets" / "pydocs" / "1.0" / "qrels.txt")
 
@@ -36,7 +36,7 @@ def test_a_line_longer_than_any_reader_takes_stops_the_copy() -> None:
     before = _copies()
     done = subprocess.run(
         [sys.executable, "-m", "qrelkit", "score", "-", "--qrels", QRELS],
-        input=b"\0" * (_io.MAX_LINE_BYTES + (2 << 20)), capture_output=True, timeout=60,
+        input=b"\0" * (spool.MAX_LINE_BYTES + (2 << 20)), capture_output=True, timeout=60,
         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert done.returncode == 2 and b"<stdin>: a line is longer than 32 MiB" in done.stderr
@@ -45,8 +45,8 @@ def test_a_line_longer_than_any_reader_takes_stops_the_copy() -> None:
 
 def test_a_copy_that_would_fill_the_disk_stops_and_is_removed(monkeypatch: pytest.MonkeyPatch) -> None:
     before = _copies()
-    monkeypatch.setattr(_io, "SPOOL_RESERVE", 1 << 62)  # no disk has that much free
+    monkeypatch.setattr(spool, "SPOOL_RESERVE", 1 << 62)  # no disk has that much free
     lines = io.BytesIO(b"q1 Q0 d 1 1.0 r\n" * 1000)
     with pytest.raises(InputError, match="larger than the space left"):
-        _io._spool(lines)
+        spool.spool(lines)
     assert _copies() == before

@@ -7,8 +7,10 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..models import Document, Query
-from ._io import PathLike, check_id, display, read_lines, refuse_repeat
+from .ids import check_id, refuse_repeat
 from .jsonl import document_from, read_objects, validate
+from .paths import PathLike, display
+from .reading import read_lines
 from .trec import QrelRecord
 
 QRELS_HINT = "BEIR qrels lines are 'query-id<TAB>corpus-id<TAB>score' after a header line"

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _arrow
-from ._io import MAX_ID_LENGTH
+from .ids import MAX_ID_LENGTH
 from .trec import (
     GRADE_MAX,
     GRADE_MIN,

@@ -21,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InputError
-from ._io import refuse_repeat
 from .columns import Columns, hash_docs
+from .ids import refuse_repeat
 from .trec import RUN_REPEAT_HINT
 
 CHUNK_ROWS = 100_000

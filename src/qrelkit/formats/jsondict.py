@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterator
 from typing import cast
 
 from ..errors import InputError
-from ._io import PathLike, check_id, display, read_bytes
+from .ids import check_id
+from .paths import PathLike, display
+from .reading import read_bytes
 from .trec import GRADE_MAX, GRADE_MIN, QrelRecord, RunRecord
 
 RUN_HINT = 'a JSON run is {"QUERY_ID": {"DOC_ID": SCORE, ...}, ...}'

@@ -15,7 +15,10 @@ from pydantic import BaseModel, ValidationError
 from ..errors import InputError
 from ..models import Document, Query
 from . import validation
-from ._io import DuplicateKeyError, PathLike, check_id, display, read_lines, refuse_repeat, unique_keys
+from .ids import check_id, refuse_repeat
+from .jsonsafe import DuplicateKeyError, unique_keys
+from .paths import PathLike, display
+from .reading import read_lines
 from .trec import GRADE_MAX, GRADE_MIN, RUN_REPEAT_HINT, QrelRecord, RunRecord
 
 M = TypeVar("M", bound=BaseModel)

@@ -14,8 +14,10 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
 from ..models import ScoreReport
-from ._io import DuplicateKeyError, PathLike, display, long_number_line, read_text, unique_keys
 from .jsonl import describe_validation_error
+from .jsonsafe import DuplicateKeyError, long_number_line, unique_keys
+from .paths import PathLike, display
+from .reading import read_text
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -5,7 +5,7 @@ it; when that parser gives up (a comment, an irregular line, a duplicate), the e
 reads the file again, names any bad line, and hashes what it reads. A JSON Lines file (by
 suffix) goes straight to the exact reader; a JSON dict (`{"q1": {"d1": 1.5}}`, found by the
 first block's content) is parsed from the blocks that read took in. `-` is standard input, and a
-named pipe (`<(zcat run.gz)`) is read as well: `formats._io` keeps a copy of what it read once,
+named pipe (`<(zcat run.gz)`) is read as well: `formats.spool` keeps a copy of what it read once,
 so the readers may open it again. numpy loads on the first read, not on import.
 
 Formats (`file_kind`): TREC text (runs of 3, 4 or 6+ fields, a 3-field one read as scores or as
@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import InputError
 from ..models.reports import ScoreReport
 from . import jsondict, jsonl, trec
-from ._io import HashedPath, PathLike, PlainFile, display, is_stdin, peek, read_blocks
+from .hashing import HashedPath, PlainFile
+from .paths import PathLike, display, is_stdin
+from .reading import peek, read_blocks
 from .trec import QrelRecord, RankCheck, RunFormat, RunRecord
 
 if TYPE_CHECKING:
@@ -298,7 +300,7 @@ def read_qrels_file(path: Path, *, plain_limit: int | None = None) -> QrelsFile:
     not; `-` for standard input) for scoring. A bad line or a repeated (query, doc) pair is an
     `InputError` naming the line; so is a file with no qrels line. With `plain_limit` the file
     must be a plain file of at most that many bytes, opened without following a symlink (a
-    version's qrels.txt: `_io.PlainFile`)."""
+    version's qrels.txt: `hashing.PlainFile`)."""
     source = PlainFile(path, plain_limit) if plain_limit is not None else None
     columns, doc_hash, sha256, _ = _read(path, "qrels", _qrels_rows, source)
     return QrelsFile(path=path, columns=columns, doc_hash=doc_hash, sha256=sha256)

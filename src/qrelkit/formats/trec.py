@@ -36,7 +36,9 @@ from typing import IO, Literal, NamedTuple
 
 from ..errors import InputError
 from ..models import Label
-from ._io import PathLike, check_id, display, read_lines, refuse_repeat
+from .ids import check_id, refuse_repeat
+from .paths import PathLike, display
+from .reading import read_lines
 
 QRELS_HINT = (
     "qrels lines are 'QUERY_ID ITERATION DOC_ID GRADE' with an integer grade "

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..models import Query
-from ._io import PathLike, display, read_lines
+from .paths import PathLike, display
+from .reading import read_lines
 from .validation import describe
 
 HINT = "query lines are 'ID<TAB>TEXT' or 'ID<TAB>TEXT<TAB>STRATUM'"

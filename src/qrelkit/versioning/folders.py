@@ -36,8 +36,9 @@ from pydantic import BaseModel
 from .. import resolution
 from ..errors import InputError, VersionError
 from ..formats import jsonl, trec
-from ..formats._io import WRITE_HINT, PlainFile, normal_mode
+from ..formats.hashing import PlainFile
 from ..formats.reports import read_json_model
+from ..formats.writing import WRITE_HINT, normal_mode
 from ..models import (
     Document,
     GoldenSetInfo,

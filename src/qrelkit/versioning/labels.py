@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import VersionError
 from ..formats import jsonl
-from ..formats._io import PlainFile
+from ..formats.hashing import PlainFile
 from ..models import GoldenSetInfo, Manifest, Query
 from .folders import (
     CONTENT_MISMATCH,

@@ -11,7 +11,8 @@ from typing import Literal
 
 from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, tsv
-from ..formats._io import display, read_blocks
+from ..formats.paths import display
+from ..formats.reading import read_blocks
 from ..models import DEFAULT_STRATUM, Judgment, Query
 from ..storage import Store
 

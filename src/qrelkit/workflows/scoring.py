@@ -199,7 +199,8 @@ def trec_eval_names(reports: Sequence[ScoreReport], reference: str = "trec_eval"
 def run_id(path: Path, fallback: str) -> str:
     """trec_eval's `runid`: the tag (6th field) of a TREC run's last line, as trec_eval keeps it;
     `fallback` for JSON Lines runs, standard input, or a last line without one."""
-    from ..formats._io import is_stdin, read_lines
+    from ..formats.paths import is_stdin
+    from ..formats.reading import read_lines
     from ..formats.runs import is_jsonl
 
     if is_stdin(path) or is_jsonl(path):

@@ -1,0 +1,166 @@
+"""Reading files: line-numbered streaming, whole files and blocks of whole lines, for a path, a
+`.gz`, a pipe or standard input, hashed when the path is a `HashedPath`, with progress."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import IO, cast
+
+from .. import progress
+from ..errors import InputError
+from .hashing import HashedPath, HashingReader, PlainFile, open_plain
+from .paths import PathLike, display, is_stdin
+from .spool import MAX_LINE_BYTES, readable, stdin_copy
+
+
+def open_binary(path: PathLike) -> IO[bytes]:
+    """The file's bytes (decompressed for `.gz`); a `HashedPath` hashes what is read."""
+    if isinstance(path, PlainFile):  # a version's file: never a pipe, a device or a symlink, never copied
+        reader = HashingReader(open_plain(Path(path), path), path.limit, display(path))
+        path.last_read = reader
+        return cast(IO[bytes], reader)
+    p, copied = (stdin_copy(), True) if is_stdin(path) else readable(Path(path))
+    if p.is_dir():
+        raise InputError("is a folder, not a file", "name a file", path=display(path))
+    try:
+        fh = cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" or copied and _gzipped(p) else open(p, "rb")
+    except FileNotFoundError:
+        raise InputError("no such file", "check the path", path=display(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", path=display(path)) from None
+    if isinstance(path, HashedPath):
+        reader = HashingReader(fh)
+        path.last_read = reader
+        return cast(IO[bytes], reader)
+    return fh  # closed by the caller's with-block
+
+
+def _gzipped(copy: Path) -> bool:
+    """A copy of a pipe that starts with the gzip magic bytes (`zcat` left out of the pipe)."""
+    with open(copy, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+class _Meter:
+    """Reports how far into a file a reader is (compressed bytes for `.gz`), at most every MiB."""
+
+    STEP = 1 << 20
+
+    def __init__(self, path: PathLike, fh: IO[bytes]) -> None:
+        self.on = progress.active()
+        self.task = f"reading {Path(path).name}"
+        self.raw = cast(IO[bytes], getattr(fh, "fileobj", None) or fh)
+        self.next = self.STEP
+        try:
+            self.total = os.path.getsize(path) if self.on else 0
+        except OSError:
+            self.on = False
+
+    def tick(self, final: bool = False) -> None:
+        if not self.on:
+            return
+        try:
+            done = self.total if final else self.raw.tell()
+        except (OSError, ValueError):
+            return
+        if final or done >= self.next:
+            self.next = done + self.STEP
+            progress.report(self.task, done, self.total)
+
+
+def read_lines(path: PathLike) -> Iterator[tuple[int, str]]:
+    """Yield (line number, text without the line ending), streaming, for a path or a `.gz`.
+
+    Accepts UTF-8 with or without a byte-order mark and LF or CRLF endings. A line that is not
+    UTF-8, or longer than `MAX_LINE_BYTES`, is an `InputError` naming that line (memory stays
+    bounded by the longest accepted line).
+    """
+    name = display(path)
+    with open_binary(path) as fh:
+        lineno = 0
+        meter = _Meter(path, fh)
+        try:
+            for raw in iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""):
+                lineno += 1
+                if not lineno & 4095:
+                    meter.tick()
+                if len(raw) > MAX_LINE_BYTES:
+                    raise InputError(
+                        f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB",
+                        "is this the right file? lines hold one record each",
+                        path=name,
+                        line=lineno,
+                    )
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError(
+                        "not valid UTF-8 text",
+                        "save the file as UTF-8",
+                        path=name,
+                        line=lineno,
+                    ) from None
+                yield lineno, text.rstrip("\r\n")
+        except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
+            raise InputError(f"cannot read: {exc}", path=name, line=lineno + 1) from None
+        meter.tick(final=True)
+
+
+def peek(path: PathLike, size: int = 1 << 16) -> bytes:
+    """The first `size` bytes of the file (decompressed for `.gz`), to tell its format."""
+    name = display(path)
+    with open_binary(Path(path) if isinstance(path, HashedPath) else path) as fh:
+        try:
+            return fh.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read: {exc}", path=name) from None
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The whole file (decompressed for `.gz`), read to its end (so a `HashedPath` hashes it)."""
+    name = display(path)
+    chunks = []
+    with open_binary(path) as fh:
+        try:
+            while chunk := fh.read(1 << 20):
+                chunks.append(chunk)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(f"cannot read: {exc}", path=name) from None
+    return b"".join(chunks)
+
+
+def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, None]:
+    """The file's bytes (decompressed for `.gz`) in blocks of about `size` that end at a line
+    boundary, so each block holds whole lines. Close the generator to stop reading early."""
+    name = display(path)
+    with open_binary(path) as fh:
+        carry = b""
+        meter = _Meter(path, fh)
+        try:
+            while True:
+                chunk = fh.read(size)
+                meter.tick()
+                if not chunk:
+                    break
+                cut = chunk.rfind(b"\n")
+                if cut < 0:
+                    carry += chunk
+                    continue
+                yield b"".join((carry, memoryview(chunk)[: cut + 1])) if carry else chunk[: cut + 1]
+                carry = chunk[cut + 1 :]
+        except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
+            raise InputError(f"cannot read: {exc}", path=name) from None
+        meter.tick(final=True)
+        if carry:
+            yield carry
+
+
+def read_text(path: PathLike) -> str:
+    """The whole file as text (for small files such as a manifest)."""
+    return "\n".join(text for _, text in read_lines(path))
