@@ -131,3 +131,20 @@ def test_every_import_contract_alerts_on_an_exception_no_longer_needed() -> None
         c["name"] for c in contracts if c.get("unmatched_ignore_imports_alerting") != "error"
     ]
     assert any(c["type"] == "acyclic_siblings" and c["ancestors"] == ["qrelkit"] for c in contracts)
+
+
+def test_no_module_imports_a_private_module_of_another_folder() -> None:
+    """A module whose name starts with `_` belongs to its folder: others import the public ones."""
+    import ast
+
+    found = []
+    for p in SRC.rglob("*.py"):
+        package = p.relative_to(SRC).parts[:-1]
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                base = package[: len(package) - node.level + 1] if node.level else ()
+                parts = (*base, *node.module.split(".")) if node.level else tuple(node.module.split(".")[1:])
+                for i, part in enumerate(parts):
+                    if part.startswith("_") and not part.startswith("__") and parts[:i] != package:
+                        found.append(f"{p.relative_to(SRC)}:{node.lineno} imports {'.'.join(parts)}")
+    assert not found, found
