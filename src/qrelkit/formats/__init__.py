@@ -2,9 +2,23 @@
 TSV queries, BEIR folders. Readers stream, accept a path or a `.gz`, and raise `InputError` naming
 the file and line; writers go through `atomic_write`.
 
-`runs` reads a run or qrels file once for scoring (numpy, loaded on first use); `reports` reads
-saved JSON documents (score reports, manifests); `schemas` renders the JSON Schemas of the files.
-None of them is imported here, so importing `qrelkit.formats` stays light.
+    trec           TREC qrels and run files, line by line
+    jsonl          JSON Lines: queries, documents, judgments, labels, runs
+    jsondict       JSON dict runs and qrels ({"q1": {"d1": 2}}), as pytrec_eval and ranx take them
+    tsv            tab-separated queries
+    beir           BEIR folders: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
+    records        qrels and runs given from Python (`qrelkit.evaluate`), whatever their shape
+    columns        the fast TREC parser: numpy columns from a file's bytes
+    _arrow         pyarrow's CSV reader as that parser's tokeniser (the `fast` extra)
+    exact_columns  the exact readers' rows as columns, in chunks
+    runs           a run or qrels file read once: fast path, exact fallback and sha256 together
+    validation     pydantic's complaints about a line, in qrelkit's words
+    reports        saved JSON documents read back (score reports, manifests)
+    schemas        the JSON Schemas of qrelkit's files, generated from the models
+    _io            line-numbered streaming reads, `.gz`, atomic writes
+
+`runs`, `columns` and `exact_columns` load numpy on first use; none of the modules but `_io` and
+`trec` is imported here, so importing `qrelkit.formats` stays light.
 """
 
 from ._io import as_text, atomic_write, read_lines
