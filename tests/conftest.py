@@ -81,6 +81,7 @@ SLOW = {
     "test_a_colour_terminal_gets_colours_but_no_escape_from_data",
     "test_on_5000_queries_a_search_typed_at_start_loses_no_key",
     "test_on_5000_queries_a_cursor_moved_while_rows_arrive_stays_where_it_was_put",
+    "test_every_command_block_prints_what_the_page_shows",  # README.md's ~25 commands, 15-20 s
 }
 
 

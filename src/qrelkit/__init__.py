@@ -1,4 +1,21 @@
-"""qrelkit: golden-set management, judging and coverage-aware scoring for retrieval evaluation."""
+"""qrelkit: golden-set management, judging and coverage-aware scoring for retrieval evaluation.
+
+From Python: `qrelkit.evaluate` (loaded on first use) and the models re-exported here. The
+packages and modules, one layer each, lowest first (README.md, "Architecture"):
+
+    errors.py      QrelkitError(message, hint) and its kinds
+    models/        the vocabulary: pydantic models, no IO
+    progress.py    progress callbacks
+    resolution.py  how a pair's votes resolve to its label
+    formats/       files <-> records and columns
+    scoring/       trec_eval-exact measures with coverage and bounds
+    versioning/    frozen versions: content identity, freeze, verify, diff
+    storage/       the SQLite store
+    render/        tables, HTML and styles for both edges
+    workflows/     what a user does, callable from Python
+    cli/           the `qrelkit` command line
+    tui/           the terminal UI of `qrelkit judge`
+"""
 
 from typing import TYPE_CHECKING
 

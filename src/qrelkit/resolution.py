@@ -1,4 +1,4 @@
-"""How a pair's judgment events resolve to its current label.
+"""How a pair's judgment events resolve to its current label: the rule, in pure Python.
 
 Each assessor's latest event is their vote (graded or skipped); a retracted event withdraws that
 assessor's own vote, and a noted event (a note) is no vote at all. A cleared event (an
@@ -10,8 +10,11 @@ count. An adjudicated event (`state: adjudicated`) overrides every vote. Otherwi
   so ties go to the less relevant grade) or `latest` (the most recent graded vote);
 * no graded vote but a skip: skipped (unsure); nothing left: unlabeled.
 
-Pure: the store resolves most pairs in SQL (one assessor, or agreement) and calls `resolve` for
-the disputed ones; frozen versions use it directly.
+The store computes the same rule in SQL for every pair at once (`storage/resolved.py`;
+`tests/test_resolution.py` holds the two equal) and uses `votes_of` for a pair's votes. Frozen
+versions resolve their event log here (`resolve_events`); the judging screen's pair state
+(`workflows.pairs`) calls `resolve` on one pair's votes, and agreement, the disagreements to
+adjudicate and the screen's list of votes read `graded_votes`.
 """
 
 from __future__ import annotations

@@ -2,15 +2,29 @@
 TSV queries, BEIR folders. Readers stream, accept a path or a `.gz`, and raise `InputError` naming
 the file and line; writers go through `atomic_write`.
 
-`runs` reads a run or qrels file once for scoring (numpy, loaded on first use); `reports` reads
-saved JSON documents (score reports, manifests); `schemas` renders the JSON Schemas of the files.
-None of them is imported here, so importing `qrelkit.formats` stays light.
+    trec           TREC qrels and run files, line by line
+    jsonl          JSON Lines: queries, documents, judgments, labels, runs
+    jsondict       JSON dict runs and qrels ({"q1": {"d1": 2}}), as pytrec_eval and ranx take them
+    tsv            tab-separated queries
+    beir           BEIR folders: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
+    records        qrels and runs given from Python (`qrelkit.evaluate`), whatever their shape
+    columns        the fast TREC parser: numpy columns from a file's bytes
+    _arrow         pyarrow's CSV reader as that parser's tokeniser (the `fast` extra)
+    exact_columns  the exact readers' rows as columns, in chunks
+    runs           a run or qrels file read once: fast path, exact fallback and sha256 together
+    validation     pydantic's complaints about a line, in qrelkit's words
+    reports        saved JSON documents read back (score reports, manifests)
+    schemas        the JSON Schemas of qrelkit's files, generated from the models
+    paths          how a file is named: a path, `-` for standard input, a name as text
+    ids            the one id rule of every reader; a repeated (query, document) pair refused
+    spool          standard input and pipes read once into a temporary copy
+    hashing        reads that hash what they read; version files that must be regular files
+    reading        lines, blocks and whole files, `.gz`, progress
+    jsonsafe       JSON without a repeated key or a number too long to convert
+    writing        atomic writes, with the permissions the umask gives
 
-The plumbing every reader and writer shares, by subject: `paths` (a path, `-` for standard input,
-a name as text), `ids` (the one id rule, repeated pairs), `spool` (standard input and pipes read
-once into a temporary copy), `hashing` (reads that hash what they read; version files that must be
-regular), `reading` (lines, blocks and whole files, `.gz`, progress), `jsonsafe` (no repeated key,
-no number too long) and `writing` (atomic writes, the umask's permissions).
+`runs`, `columns` and `exact_columns` load numpy on first use; none of the modules but `paths`, `ids`,
+`spool`, `hashing`, `reading`, `writing` and `trec` is imported here, so importing `qrelkit.formats` stays light.
 """
 
 from .paths import as_text

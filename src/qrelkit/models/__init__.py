@@ -8,10 +8,11 @@ Three states of a (query, document) pair are kept apart everywhere:
 
 No IO, numpy or sqlite here.
 
-    domain    queries, documents, strata, grades, judgments, labels, the pool, settings, status
-    reports   score reports, agreement, comparisons
-    versions  manifests and version diffs
-    judging   what the judging screens show
+    domain       queries, documents, strata, grades, judgments, labels, the pool, settings, status
+    reports      score reports, agreement, comparisons
+    versions     manifests and version diffs
+    judging      what the judging screens show
+    leaderboard  many runs at once: leaderboards and sensitivity reports
 """
 
 from .domain import (

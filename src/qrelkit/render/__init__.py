@@ -1,11 +1,15 @@
 """Presentation shared by both edges: models in, text out (tables, HTML, styles). No click, no
 global console: callers say how wide and whether in colour.
 
-    styles   colours, number cells, untrusted text as plain text
-    score    score reports (table, JSON, TREC, CSV)
-    compare  a comparison as a table
-    tables   status, strata, profiles, queue, run coverage, agreement, version diff
-    html     a comparison as one self-contained HTML page
+    styles            colours, number cells, untrusted text as plain text
+    score             score reports (table, JSON, TREC, CSV)
+    trec_eval         score reports as trec_eval prints them
+    queries           the sentences about which queries count (missing, unlabeled)
+    compare           a comparison as a table
+    leaderboard       a leaderboard and a sensitivity report: tables, CSV, LaTeX
+    tables            status, strata, profiles, queue, run coverage, agreement, version diff
+    html              a comparison as one self-contained HTML page
+    html_leaderboard  a leaderboard as one self-contained HTML page
 """
 
 from __future__ import annotations

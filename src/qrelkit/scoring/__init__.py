@@ -4,6 +4,25 @@
 `arrays` builds (from `formats.columns`), `aggregate` summarises, `evaluate` ties them together. Takes
 arrays and models, never files; loads neither textual nor sqlite. numpy is imported on first use
 of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
+
+    measures        one `MeasureSpec` per family: names, aliases, cutoff rule, parameters
+    names           ir_measures and trec_eval spellings -> `Measure`
+    arrays          qrels and a run -> the integer-coded `Ranked` arrays the kernels read
+    join_check      the prefilter that keeps the fast qrels join from missing a label
+    kernels         the `KERNELS` table: value, coverage and bounds per query
+    kernel_base     what every kernel module shares
+    kernels_sets    counts, set measures, bpref, infAP, interpolated precision
+    kernels_graded  DCG@k, ERR@k, RBP with its residual
+    kernels_trec    the rest of trec_eval's all_trec
+    evaluation      `evaluate(qrels, run, metrics)` -> `Evaluation`
+    aggregate       macro means, spread and intervals, per stratum and traffic-weighted
+    paired          two reports paired: deltas, bootstrap, randomization, the diagnosis
+    leaderboard     a baseline against many candidates
+    multiple        Holm, Bonferroni, the randomized Tukey HSD, discriminative power
+    power           paired t-test power, the minimum detectable effect, queries needed
+    agreement       raw agreement, Cohen's kappa, Krippendorff's alpha
+    impact          the judging queue's impact of an unlabeled pair
+    coverage        judged coverage of a run's top k (plain Python, for `status --runs`)
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ workflows (`qrelkit.workflows`) compose it with them.
     log.py       the judgment log, assessors, assignments, votes
     pool.py      pooled runs and the unlabeled pool
     reads.py     labels, queries, documents, progress, status
+    counts.py    per-query judging counts, kept between reads
     reports.py   saved reports
     leases.py    which document each assessor has open
     removals.py  removing strata, queries, documents, profiles (recorded)

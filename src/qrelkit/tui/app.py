@@ -1,5 +1,10 @@
-"""The judging app: opens the query list, or one query's judging screen, or adjudication; owns
-the two workers of the session (the judging queue, checkpoints) and the garbage collector."""
+"""The judging app (`qrelkit judge`): opens the query list (with one query's judging screen on
+top of it for `--query`), or adjudication. It owns what the screens share: the session's pace
+(seconds per document), the judging queue (computed by a worker off the UI thread when a screen
+posts `QueueStale`, announced to every screen with `QueueReady`), WAL checkpoints (a worker every
+`CHECKPOINT_SECONDS`, so that no keystroke waits for one) and the garbage collector (frozen after
+start-up, collected on that timer between frames). Quitting waits until every judgment is
+committed; started by `qrelkit serve` (`served`), the app ends when its server is gone."""
 
 from __future__ import annotations
 
@@ -41,9 +46,9 @@ class JudgeApp(App[None]):
         self.adjudicate = adjudicate
         self._ticks = 0
         self._queue_ready = False
+        """A queue computation has reached the screens."""
         self.pace = Pace()
         """Seconds per judged document, across the judging screens of this session."""
-        """A queue computation has reached the screens."""
 
     @property
     def crash(self) -> BaseException | None:

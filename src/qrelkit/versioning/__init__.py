@@ -1,8 +1,11 @@
 """Frozen golden-set versions: content identity, freeze, verify, diff, comparability.
 
-`snapshot` holds a version in memory and hashes its content, `folders` writes and reads version
-folders, `diff` compares two versions or two score reports. This face re-exports their public
-names.
+    snapshot  a version in memory, its counts and its content hash
+    folders   version folders: freeze, read, verify, find the latest
+    labels    what scoring needs from a version (settings, queries, labels), checked
+    diff      what changed between two versions; whether two score reports compare
+
+This face re-exports their public names.
 """
 
 from .diff import comparability, diff

@@ -7,15 +7,19 @@
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     judging     a judging session: documents, judging, adjudication
+    pairs       a pair's state as a judging screen shows it: votes, blind assignments, notes, leases
     assessors   overlap assignments, agreement
     versions    snapshot, freeze, load a version
     importing   queries, documents, qrels, judgments, BEIR
-    exporting   labels, the event log; reports kept in the store
+    exporting   labels, the event log
+    saved       reports kept in the store (`--save`): keep, list, read back
     outputs     where a command may write (never the store or an input)
     setup       the store, scale, policy, strata, profiles
+    removing    removing strata, queries, documents, profiles: what is refused
     serving     the access tokens of `qrelkit serve`: add, list, revoke, check
     demo        the bundled golden set
 
+    >>> from pathlib import Path
     >>> from qrelkit.storage import Store
     >>> from qrelkit.workflows import sources, scoring
     >>> source = sources.ScoringSource.from_store(Store.open("qrelkit.db"))
@@ -38,8 +42,11 @@ MODULES = (
     "importing",
     "judging",
     "outputs",
+    "pairs",
     "pooling",
     "queue",
+    "removing",
+    "saved",
     "scoring",
     "serving",
     "setup",

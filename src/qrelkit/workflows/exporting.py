@@ -1,5 +1,7 @@
-"""Exports: the current labels (never an unlabeled or skipped pair), the whole event log, and
-reports kept in the store."""
+"""Exports (`qrelkit export`): the current labels, resolved from the votes, as TREC qrels or
+JSON Lines (grade 0 included, never an unlabeled or skipped pair), and the event log of the golden
+set's queries as JSON Lines, in log order, streamed from one read transaction (a removed query's
+events stay in the store but are not exported). Reports kept in the store are `saved`'s."""
 
 from __future__ import annotations
 

@@ -1,2 +1,11 @@
-"""Widgets the screens share: a document, the query bar, the label line, the session panel, the key bar
-with the scale, the dashboard tiles."""
+"""Widgets the screens share.
+
+    document       a document: id, title and text, the query's terms highlighted
+    query_header   the query bar: the query and its guidelines, cut to a few lines
+    label_line     a document's resolved state as this assessor sees it
+    session_panel  this session's judgments, seconds per document, a grade being typed
+    scale_bar      the key bar, the scale's grades first
+    tiles          the dashboard's two tiles
+
+Text from the data reaches them as `rich.text.Text` (`render.styles.data`), never as markup.
+"""
