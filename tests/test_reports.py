@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, Cli, one_report
 from qrelkit import versioning
 from qrelkit.errors import InputError
-from qrelkit.formats.reports import read_json_model, read_report, read_reports
+from qrelkit.formats.reports import read_json_model, read_reports
 from qrelkit.models import Manifest
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
@@ -27,12 +27,8 @@ def _scored(run_cli: Cli, *runs: str) -> Path:
 def test_one_report_or_an_array_of_them(run_cli: Cli) -> None:
     one = _scored(run_cli, "bm25.run")
     assert [r.fingerprint.run.name for r in read_reports(one)] == ["bm25.run"]
-    assert read_report(one) == read_reports(one)[0]
     several = _scored(run_cli, "bm25.run", "bm25-title.run")  # one {"reports": [...]} object for several runs
     assert [r.fingerprint.run.name for r in read_reports(several)] == ["bm25.run", "bm25-title.run"]
-    with pytest.raises(InputError) as exc:
-        read_report(several)
-    assert exc.value.hint == "this file holds 2 reports; give one" and str(several) in exc.value.message
     gz = run_cli.tmp / "scores.json.gz"
     gz.write_bytes(gzip.compress(several.read_bytes()))
     assert read_reports(gz) == read_reports(several)
@@ -54,7 +50,7 @@ def test_a_bad_report_is_an_input_error_naming_the_file(
     path = tmp_path / "r.json"
     path.write_text(text)
     with pytest.raises(InputError) as exc:
-        read_report(path)
+        read_reports(path)
     assert message in exc.value.message and exc.value.line == line
     assert exc.value.message.startswith(f"{path}:") and exc.value.hint == "give a report from `score --format json`"
 

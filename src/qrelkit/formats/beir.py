@@ -34,10 +34,6 @@ def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
     return check_id(str(value), "document" if path.name.startswith("corpus") else "query", display(path), lineno)
 
 
-def read_corpus(folder: PathLike) -> Iterator[Document]:
-    return (d for _, d in read_corpus_lines(folder))
-
-
 def corpus_path(folder: PathLike) -> Path:
     return _gz(Path(folder), "corpus.jsonl")
 

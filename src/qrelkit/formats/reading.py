@@ -6,7 +6,7 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import IO, cast
 
@@ -164,3 +164,42 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
 def read_text(path: PathLike) -> str:
     """The whole file as text (for small files such as a manifest)."""
     return "\n".join(text for _, text in read_lines(path))
+
+
+def last_line(path: PathLike, keep: Callable[[str], bool] = bool, block: int = 1 << 16) -> str | None:
+    """The last line of the file for which `keep` holds (None: no such line), reading backwards
+    from its end in blocks: a large file is not read through for its last line. A `.gz` has no
+    end to start from, so it is read through (as are lines that are not UTF-8, read forwards to
+    name the line)."""
+    if Path(path).suffix == ".gz":
+        return _last_line_forwards(path, keep)
+    p, copied = readable(Path(path))
+    if copied and _gzipped(p):
+        return _last_line_forwards(path, keep)
+    try:
+        with open(p, "rb") as fh:
+            prev, carry = fh.seek(0, os.SEEK_END), b""
+            while prev > 0:
+                pos = max(0, prev - block)
+                fh.seek(pos)
+                lines = (fh.read(prev - pos) + carry).split(b"\n")
+                prev = pos
+                carry, whole = (lines[0], lines[1:]) if pos > 0 else (b"", lines)  # a piece: read on
+                for i in range(len(whole) - 1, -1, -1):
+                    raw = whole[i][3:] if pos == 0 and i == 0 and whole[i].startswith(b"\xef\xbb\xbf") else whole[i]
+                    text = raw.decode("utf-8").rstrip("\r")
+                    if keep(text):
+                        return text
+    except UnicodeDecodeError:
+        return _last_line_forwards(path, keep)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=display(path)) from None
+    return None
+
+
+def _last_line_forwards(path: PathLike, keep: Callable[[str], bool]) -> str | None:
+    last = None
+    for _, text in read_lines(path):
+        if keep(text):
+            last = text
+    return last

@@ -81,15 +81,3 @@ def _finite(report: ScoreReport, path: PathLike, where: str) -> ScoreReport:
             path=display(path),
         )
     return report
-
-
-def read_report(path: PathLike) -> ScoreReport:
-    """The one score report a file holds; a file holding several is an `InputError`."""
-    reports = read_reports(path)
-    if len(reports) > 1:
-        raise InputError(
-            f"expected one report, found {len(reports)}",
-            f"this file holds {len(reports)} reports; give one",
-            path=display(path),
-        )
-    return reports[0]

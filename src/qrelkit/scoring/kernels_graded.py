@@ -135,11 +135,6 @@ def rbp(r: Ranked, m: Measure, t: int) -> Bounded:
     return value, np.asarray(low, dtype=np.float64), value + residual, full
 
 
-def rbp_residual(r: Ranked, m: Measure, t: int) -> FloatArray:
-    """The residual alone (rbp_eval's second number)."""
-    return _rbp_parts(r, m, t)[1]
-
-
 KERNELS: Mapping[str, Kernel] = {
     "DCG": Kernel(lambda r, m, t: dcg(r, m, t)[0], dcg),
     "ERR": Kernel(lambda r, m, t: err(r, m, t)[0], err),

@@ -253,7 +253,7 @@ def _sensitivity(
         stratum=stratum,
         n=n,
         sd=sd,
-        se=sd / math.sqrt(n) if sd is not None else None,
+        se=power.standard_error(sd, n) if sd is not None else None,
         sd_diff=sd_diff,
         mde=mde,
         queries_needed=needed,

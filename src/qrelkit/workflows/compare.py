@@ -168,18 +168,6 @@ def read_notes(reports: Sequence[ScoreReport]) -> list[str]:
     return [f"{r.fingerprint.run.name}: {r.run_read_as}" for r in reports if r.run_read_as]
 
 
-def compare(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> CompareOutcome:
-    """Compare baseline with candidate: the first and second report the inputs hold (two run or
-    report files, or one report file of two runs)."""
-    reports = _inputs(paths, opts, open_store)
-    if len(reports) != 2:
-        raise UsageError(
-            f"compare needs two reports, the inputs hold {len(reports)}",
-            "give two run files, two saved reports, or one report file of two runs",
-        )
-    return dataclasses.replace(_pairwise(reports[0], reports[1], opts), notes=read_notes(reports))
-
-
 def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> CompareOutcome:
     from ..scoring import paired
 

@@ -242,10 +242,6 @@ class JudgingSession:
         )
         return query_id, doc_id
 
-    @property
-    def can_undo(self) -> bool:
-        return bool(self._history)
-
     # -- a busy store -----------------------------------------------------------------------
 
     def submit(self, event: Judgment) -> bool:

@@ -200,14 +200,10 @@ def run_id(path: Path, fallback: str) -> str:
     """trec_eval's `runid`: the tag (6th field) of a TREC run's last line, as trec_eval keeps it;
     `fallback` for JSON Lines runs, standard input, or a last line without one."""
     from ..formats.paths import is_stdin
-    from ..formats.reading import read_lines
+    from ..formats.reading import last_line
     from ..formats.runs import is_jsonl
 
     if is_stdin(path) or is_jsonl(path):
         return fallback
-    last = ""
-    for _, text in read_lines(path):
-        if text.strip() and not text.lstrip().startswith("#"):
-            last = text
-    fields = last.split()
+    fields = (last_line(path, lambda t: bool(t.strip()) and not t.lstrip().startswith("#")) or "").split()
     return fields[5] if len(fields) >= 6 else fallback
