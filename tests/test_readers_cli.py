@@ -215,14 +215,11 @@ def test_metadata_is_part_of_the_content_and_an_edit_is_caught(run_cli: Cli, tmp
 
 
 def test_a_store_from_before_metadata_is_migrated_and_keeps_its_documents(tmp_path: Path) -> None:
-    import sqlite_utils
-
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    db = sqlite_utils.Database(conn)
     before = len(MIGRATIONS) - 1  # every migration but the metadata column
     for migration in MIGRATIONS[:before]:
-        migration(db)
+        migration(conn)
     conn.execute(f"PRAGMA user_version={before}")
     conn.execute("INSERT INTO documents(id, title, text) VALUES ('d1', 't', 'x')")
     conn.close()

@@ -121,7 +121,7 @@ def test_python_api_does_not_load_textual_or_sqlite() -> None:
         "import sys, qrelkit; "
         "ev = qrelkit.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}}, 'nDCG@10'); "
         "assert ev.per_query() == {'q': {'nDCG@10': 1.0}}; "
-        "print(sorted(m for m in ('textual', 'sqlite_utils') if m in sys.modules))"
+        "print(sorted(m for m in ('textual', 'sqlite3') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -113,11 +113,9 @@ def test_load_version_is_one_transaction(tmp_path: Path, store: Store) -> None:
 def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     import sqlite3
 
-    import sqlite_utils
-
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    MIGRATIONS[0](sqlite_utils.Database(conn))
+    MIGRATIONS[0](conn)
     conn.execute("PRAGMA user_version=1")
     conn.execute("INSERT INTO queries VALUES ('q1', 'x', 'default', NULL)")
     conn.execute(
@@ -157,3 +155,33 @@ def test_the_one_event_per_pair_fast_path_gives_the_resolved_labels(tmp_path: Pa
     assert [tuple(r) for r in store.iter_label_rows()] == expected()
     store.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.GRADED, grade=0, assessor="b"))
     assert [tuple(r) for r in store.label_rows()] == expected()  # two votes now: resolved by the policy
+
+
+def test_a_new_store_has_the_schema_every_earlier_store_has(tmp_path: Path) -> None:
+    """The migrations' SQL builds the tables, columns, types, keys and indexes that stores made by
+    earlier versions hold (tests/data/store_schema.json was read off a store they made)."""
+    import json
+    import sqlite3
+
+    Store.open(tmp_path / "new.db").conn.close()
+    conn = sqlite3.connect(tmp_path / "new.db")
+    shape: dict[str, object] = {}
+    for kind, name, table, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"):
+        if kind == "table":
+            shape[name] = {
+                "type": kind,
+                "columns": conn.execute(f'PRAGMA table_xinfo("{name}")').fetchall(),
+                "foreign_keys": conn.execute(f'PRAGMA foreign_key_list("{name}")').fetchall(),
+                "indexes": sorted(conn.execute(f'PRAGMA index_list("{name}")').fetchall()),
+            }
+        elif kind == "index":
+            where = sql.split(" WHERE ", 1)[1] if sql and " WHERE " in sql else None
+            shape[name] = {
+                "type": kind,
+                "table": table,
+                "columns": conn.execute(f'PRAGMA index_xinfo("{name}")').fetchall(),
+                "where": where,
+            }
+    shape["user_version"] = conn.execute("PRAGMA user_version").fetchone()[0]
+    expected = json.loads((Path(__file__).parent / "data" / "store_schema.json").read_text())
+    assert json.loads(json.dumps(shape)) == expected

@@ -138,13 +138,11 @@ def test_a_failed_import_into_a_mistyped_db_leaves_no_store(tmp_path: Path) -> N
 
 
 def test_a_real_old_store_is_still_migrated(tmp_path: Path) -> None:
-    import sqlite_utils
-
     from qrelkit.storage.schema import MIGRATIONS
 
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    MIGRATIONS[0](sqlite_utils.Database(conn))
+    MIGRATIONS[0](conn)
     conn.execute("PRAGMA user_version=1")
     conn.close()
     assert invoke(path, "status").exit_code == 0

@@ -9,7 +9,7 @@ workflows (`qrelkit.workflows`) compose it with them.
 
     store.py     Store: open, close, reader connections, checkpoints
     base.py      the shared connection: transactions, settings the SQL needs
-    schema.py    named migrations (the only sqlite-utils user)
+    schema.py    named migrations, the SQL written out
     resolved.py  the SQL twin of `qrelkit.resolution`
     settings.py  name, scale, policy, strata, profiles
     imports.py   queries, documents, qrels, judgment logs, pooled pairs

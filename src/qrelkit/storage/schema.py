@@ -1,9 +1,8 @@
 """The store's schema: named migrations, run in order, each in its own transaction.
 
-`PRAGMA user_version` counts how many have run. This is the only module that imports sqlite-utils
-(its table builder writes the DDL), and only when a migration runs: sqlite-utils loads click and
-numpy, which opening an up-to-date store does not need. Every other part of the store speaks SQL
-through `sqlite3`.
+`PRAGMA user_version` counts how many have run. Each migration is the SQL it runs, written out: the
+tables, columns, types, keys and index names are those the store has had since its first version
+(stores made by earlier versions hold the same schema, `tests/test_storage.py` compares them).
 """
 
 from __future__ import annotations
@@ -11,157 +10,153 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
 
 from ..errors import StoreError
 
-if TYPE_CHECKING:
-    import sqlite_utils
+
+def _run(conn: sqlite3.Connection, *statements: str) -> None:
+    for statement in statements:
+        conn.execute(statement)
 
 
-def create_tables(db: sqlite_utils.Database) -> None:
-    db.table("meta").create({"key": str, "value": str}, pk="key")
-    db.table("strata").create({"name": str, "weight": float}, pk="name")
-    db.table("queries").create(
-        {"id": str, "text": str, "stratum": str, "description": str}, pk="id", not_null={"text", "stratum"}
-    )
-    db.table("queries").create_index(["stratum"])
-    db.table("documents").create({"id": str, "title": str, "text": str}, pk="id")
-    db.table("judgments").create(
-        {
-            "seq": int,
-            "query_id": str,
-            "doc_id": str,
-            "state": str,
-            "grade": int,
-            "assessor": str,
-            "ts": str,
-            "note": str,
-            "seconds": float,
-            "source": str,
-        },
-        pk="seq",
-        not_null={"query_id", "doc_id", "state", "assessor", "ts"},
-    )
-    db.table("judgments").create_index(["query_id", "doc_id", "seq"])
-    db.table("pool").create(
-        {"query_id": str, "doc_id": str, "source": str, "best_rank": int, "position": int},
-        pk=("query_id", "doc_id"),
-    )
-    db.table("profiles").create({"name": str, "metrics": str, "strata": str}, pk="name")
-    db.execute(
-        """
-        CREATE VIEW current_state AS
+def create_tables(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        'CREATE TABLE "meta" ("key" TEXT PRIMARY KEY, "value" TEXT)',
+        'CREATE TABLE "strata" ("name" TEXT PRIMARY KEY, "weight" REAL)',
+        'CREATE TABLE "queries" ("id" TEXT PRIMARY KEY, "text" TEXT NOT NULL, "stratum" TEXT NOT NULL, '
+        '"description" TEXT)',
+        'CREATE INDEX "idx_queries_stratum" ON "queries" ("stratum")',
+        'CREATE TABLE "documents" ("id" TEXT PRIMARY KEY, "title" TEXT, "text" TEXT)',
+        """CREATE TABLE "judgments" (
+            "seq" INTEGER PRIMARY KEY,
+            "query_id" TEXT NOT NULL,
+            "doc_id" TEXT NOT NULL,
+            "state" TEXT NOT NULL,
+            "grade" INTEGER,
+            "assessor" TEXT NOT NULL,
+            "ts" TEXT NOT NULL,
+            "note" TEXT,
+            "seconds" REAL,
+            "source" TEXT
+        )""",
+        'CREATE INDEX "idx_judgments_query_id_doc_id_seq" ON "judgments" ("query_id", "doc_id", "seq")',
+        'CREATE TABLE "pool" ("query_id" TEXT, "doc_id" TEXT, "source" TEXT, "best_rank" INTEGER, '
+        '"position" INTEGER, PRIMARY KEY ("query_id", "doc_id"))',
+        'CREATE TABLE "profiles" ("name" TEXT PRIMARY KEY, "metrics" TEXT, "strata" TEXT)',
+        """CREATE VIEW current_state AS
         SELECT j.query_id, j.doc_id, j.state, j.grade, j.assessor, j.ts, j.note, j.seq
         FROM judgments j
         JOIN (SELECT query_id, doc_id, max(seq) AS seq FROM judgments GROUP BY query_id, doc_id) last
-          ON j.seq = last.seq
-        """
+          ON j.seq = last.seq""",
     )
 
 
-def current_index(db: sqlite_utils.Database) -> None:
+def current_index(conn: sqlite3.Connection) -> None:
     """The current state as one grouped scan of a covering index (SQLite takes the bare columns
     from the row holding max(seq)), instead of a self-join: filters by query push down into it."""
-    db.execute("DROP VIEW current_state")
-    db.execute("CREATE INDEX judgments_current ON judgments(query_id, doc_id, seq, state, grade)")
-    db.execute(
-        """
-        CREATE VIEW current_state AS
+    _run(
+        conn,
+        "DROP VIEW current_state",
+        "CREATE INDEX judgments_current ON judgments(query_id, doc_id, seq, state, grade)",
+        """CREATE VIEW current_state AS
         SELECT query_id, doc_id, state, grade, assessor, ts, note, max(seq) AS seq
-        FROM judgments GROUP BY query_id, doc_id
-        """
+        FROM judgments GROUP BY query_id, doc_id""",
     )
 
 
-def pooled_runs(db: sqlite_utils.Database) -> None:
+def pooled_runs(conn: sqlite3.Connection) -> None:
     """Pooled runs: each run's top documents per query (which runs surfaced a pooled pair, at
     which ranks; the judging queue's impact is computed from them)."""
-    db.table("runs").create({"name": str, "path": str, "depth": int, "pooled_at": str}, pk="name")
-    db.table("run_rows").create(
-        {"run": str, "query_id": str, "rank": int, "doc_id": str},
-        pk=("run", "query_id", "rank"),
-        foreign_keys=[("run", "runs", "name")],
+    _run(
+        conn,
+        'CREATE TABLE "runs" ("name" TEXT PRIMARY KEY, "path" TEXT, "depth" INTEGER, "pooled_at" TEXT)',
+        'CREATE TABLE "run_rows" ("run" TEXT REFERENCES "runs"("name"), "query_id" TEXT, "rank" INTEGER, '
+        '"doc_id" TEXT, PRIMARY KEY ("run", "query_id", "rank"))',
+        'CREATE INDEX "idx_run_rows_query_id_doc_id" ON "run_rows" ("query_id", "doc_id")',
     )
-    db.table("run_rows").create_index(["query_id", "doc_id"])
 
 
-def reports(db: sqlite_utils.Database) -> None:
+def reports(conn: sqlite3.Connection) -> None:
     """Saved score reports and comparisons (JSON), newest last: the TUI dashboard shows them."""
-    db.table("reports").create(
-        {"id": int, "kind": str, "name": str, "created": str, "body": str}, pk="id", not_null={"kind", "body"}
+    _run(
+        conn,
+        'CREATE TABLE "reports" ("id" INTEGER PRIMARY KEY, "kind" TEXT NOT NULL, "name" TEXT, "created" TEXT, '
+        '"body" TEXT NOT NULL)',
+        'CREATE INDEX "idx_reports_kind_id" ON "reports" ("kind", "id")',
     )
-    db.table("reports").create_index(["kind", "id"])
 
 
-def several_assessors(db: sqlite_utils.Database) -> None:
+def several_assessors(conn: sqlite3.Connection) -> None:
     """Several assessors: each assessor's latest event is a vote (covering index), adjudications
     (partial index), and assignments of pairs to assessors (`qrelkit assign`)."""
-    db.execute("CREATE INDEX judgments_votes ON judgments(query_id, doc_id, assessor, seq, state, grade)")
-    db.execute(
-        "CREATE INDEX judgments_adjudicated ON judgments(query_id, doc_id, seq, grade) WHERE state = 'adjudicated'"
+    _run(
+        conn,
+        "CREATE INDEX judgments_votes ON judgments(query_id, doc_id, assessor, seq, state, grade)",
+        "CREATE INDEX judgments_adjudicated ON judgments(query_id, doc_id, seq, grade) WHERE state = 'adjudicated'",
+        "CREATE INDEX judgments_cleared ON judgments(query_id, doc_id, seq) WHERE state = 'cleared'",
+        'CREATE TABLE "assignments" ("query_id" TEXT, "doc_id" TEXT, "assessor" TEXT, "created" TEXT, '
+        'PRIMARY KEY ("query_id", "doc_id", "assessor"))',
+        'CREATE INDEX "idx_assignments_assessor" ON "assignments" ("assessor")',
     )
-    db.execute("CREATE INDEX judgments_cleared ON judgments(query_id, doc_id, seq) WHERE state = 'cleared'")
-    db.table("assignments").create(
-        {"query_id": str, "doc_id": str, "assessor": str, "created": str}, pk=("query_id", "doc_id", "assessor")
-    )
-    db.table("assignments").create_index(["assessor"])
     # a store judged before votes existed meant "the latest event wins": keep that meaning
-    if db.execute("SELECT 1 FROM judgments LIMIT 1").fetchone() is not None:
-        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('label_policy', 'latest')")
+    if conn.execute("SELECT 1 FROM judgments LIMIT 1").fetchone() is not None:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('label_policy', 'latest')")
 
 
-def drop_latest_event_view(db: sqlite_utils.Database) -> None:
+def drop_latest_event_view(conn: sqlite3.Connection) -> None:
     """Labels resolve from votes (`resolved.CURRENT`): the latest-event view and its index are unused."""
-    db.execute("DROP VIEW current_state")
-    db.execute("DROP INDEX judgments_current")
+    _run(conn, "DROP VIEW current_state", "DROP INDEX judgments_current")
 
 
-def leases(db: sqlite_utils.Database) -> None:
+def leases(conn: sqlite3.Connection) -> None:
     """Which document each assessor has open on a judging screen now, until when (a lease: the
     next-unlabeled order of the others skips it while it lasts)."""
-    db.table("leases").create(
-        {"query_id": str, "doc_id": str, "assessor": str, "expires": str}, pk=("query_id", "doc_id", "assessor")
+    _run(
+        conn,
+        'CREATE TABLE "leases" ("query_id" TEXT, "doc_id" TEXT, "assessor" TEXT, "expires" TEXT, '
+        'PRIMARY KEY ("query_id", "doc_id", "assessor"))',
+        'CREATE INDEX "idx_leases_assessor" ON "leases" ("assessor")',
     )
-    db.table("leases").create_index(["assessor"])
 
 
-def removals(db: sqlite_utils.Database) -> None:
+def removals(conn: sqlite3.Connection) -> None:
     """What `strata|queries|docs|profiles remove` took out of the store: what, when, by whom, and
     the removed rows as JSON (the judgment log keeps every event; this records the rest)."""
-    db.table("removals").create(
-        {"id": int, "ts": str, "kind": str, "name": str, "assessor": str, "body": str},
-        pk="id",
-        not_null={"ts", "kind", "name", "body"},
+    _run(
+        conn,
+        'CREATE TABLE "removals" ("id" INTEGER PRIMARY KEY, "ts" TEXT NOT NULL, "kind" TEXT NOT NULL, '
+        '"name" TEXT NOT NULL, "assessor" TEXT, "body" TEXT NOT NULL)',
     )
 
 
-def document_metadata(db: sqlite_utils.Database) -> None:
+def document_metadata(conn: sqlite3.Connection) -> None:
     """A document's other fields (`url`, a BEIR `metadata` object, ...) as a JSON object; NULL: none."""
-    db.table("documents").add_column("metadata", str)
+    _run(conn, 'ALTER TABLE "documents" ADD COLUMN "metadata" TEXT')
 
 
-def query_counts(db: sqlite_utils.Database) -> None:
+def query_counts(conn: sqlite3.Connection) -> None:
     """Each query's judging counts, current at `meta.query_counts_seq` (see `storage.counts`)."""
-    db.execute(
+    _run(
+        conn,
         "CREATE TABLE query_counts (query_id TEXT PRIMARY KEY, labeled INTEGER NOT NULL, skipped INTEGER NOT NULL, "
-        "unlabeled INTEGER NOT NULL, pooled INTEGER NOT NULL) WITHOUT ROWID"
+        "unlabeled INTEGER NOT NULL, pooled INTEGER NOT NULL) WITHOUT ROWID",
     )
 
 
-def serve_tokens(db: sqlite_utils.Database) -> None:
+def serve_tokens(conn: sqlite3.Connection) -> None:
     """The access tokens of `qrelkit serve`: an assessor's name, the sha256 of the token (never the
     token), when it was made, last used and revoked."""
-    db.table("tokens").create(
-        {"id": int, "name": str, "digest": str, "created": str, "last_used": str, "revoked": str},
-        pk="id",
-        not_null={"name", "digest", "created"},
+    _run(
+        conn,
+        'CREATE TABLE "tokens" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "digest" TEXT NOT NULL, '
+        '"created" TEXT NOT NULL, "last_used" TEXT, "revoked" TEXT)',
+        'CREATE UNIQUE INDEX "idx_tokens_digest" ON "tokens" ("digest")',
+        'CREATE INDEX "idx_tokens_name" ON "tokens" ("name")',
     )
-    db.table("tokens").create_index(["digest"], unique=True)
-    db.table("tokens").create_index(["name"])
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
     pooled_runs,
@@ -185,10 +180,7 @@ def migrate(conn: sqlite3.Connection, transaction: Callable[[], AbstractContextM
         raise StoreError(f"the store has schema version {version}, newer than this qrelkit knows", "upgrade qrelkit")
     if version == len(MIGRATIONS):
         return
-    import sqlite_utils
-
-    db = sqlite_utils.Database(conn)
     for number in range(version, len(MIGRATIONS)):
         with transaction():
-            MIGRATIONS[number](db)
+            MIGRATIONS[number](conn)
             conn.execute(f"PRAGMA user_version={number + 1}")
