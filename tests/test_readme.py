@@ -1,6 +1,6 @@
-"""The command blocks of README.md and docs/*.md are run, and print what the page shows.
+"""The command blocks of README.md, CONTRIBUTING.md and docs/*.md are run, and print what the page shows.
 
-The convention of a hand-written page (README.md, and any page of docs/ that no script writes):
+The convention of a hand-written page (README.md, CONTRIBUTING.md, and any page of docs/ that no script writes):
 
 - A ```console block is a shell session. A line `$ CMD` is a command (a line ending in `\\`
   goes on on the next one); the lines after it, up to the next `$`, are what it prints, standard
@@ -227,7 +227,7 @@ def run_python(session: Session, block: Block, monkeypatch: pytest.MonkeyPatch) 
 
 
 def hand_written() -> list[Path]:
-    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
     return [p for p in pages if not GENERATED.search("\n".join(p.read_text(encoding="utf-8").splitlines()[:3]))]
 
 
