@@ -24,7 +24,7 @@ QUERIES = [f"q{i}" for i in range(12)]
 
 def _store(tmp_path: Path, name: str) -> Store:
     store = Store.open(tmp_path / name)
-    store.import_queries(((i, Query(id=q, text=q)) for i, q in enumerate(QUERIES, 1)), source="t")
+    store.imports.queries(((i, Query(id=q, text=q)) for i, q in enumerate(QUERIES, 1)), source="t")
     return store
 
 
@@ -69,7 +69,7 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 
 def _exact(store: Store, path: Path) -> tuple[int, int]:
-    return store.import_qrels(read_qrels(path, check_repeats=False), source=str(path), assessor="qrels")
+    return store.imports.qrels(read_qrels(path, check_repeats=False), source=str(path), assessor="qrels")
 
 
 def test_the_columnar_path_writes_what_the_exact_reader_writes(tmp_path: Path, small_blocks: list[int]) -> None:
@@ -187,7 +187,7 @@ def test_inside_another_transaction_the_exact_path_does_it(tmp_path: Path, small
     with store.transaction():
         assert importing.import_qrels(store, path) == (480, 120)
     assert small_blocks == []
-    assert store.counts()["queries"] == len(QUERIES)
+    assert store.reads.table_counts()["queries"] == len(QUERIES)
 
 
 def test_many_rows_a_statement_write_the_same_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,11 +1,12 @@
 """The connection every part of the store shares: its transaction rule, row helpers and the
-golden-set settings the SQL needs (scale, label policy)."""
+golden-set settings the SQL needs (name, scale, label policy)."""
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import StoreBusy, StoreError
@@ -15,13 +16,25 @@ from .resolved import current_sql
 
 Params = Iterable[Any] | Mapping[str, Any]
 
+SETTINGS_SQL = "SELECT key, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')"
+
+
+@dataclass(frozen=True)
+class GoldenSettings:
+    """The settings every read resolves labels by."""
+
+    name: str
+    scale: GradeScale
+    label_policy: LabelPolicy
+
 
 class Connection:
     """A SQLite connection with one write transaction at a time (`BEGIN IMMEDIATE` ... `COMMIT`)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self._depth = 0
+        self.depth = 0
+        """Nesting of the open transaction (0: none)."""
         self.busy_ms = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
 
     def wait_for_lock(self, ms: int) -> None:
@@ -32,12 +45,12 @@ class Connection:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction: everything in the block commits together or not at all."""
-        if self._depth:  # an inner block joins the outer transaction
-            self._depth += 1
+        if self.depth:  # an inner block joins the outer transaction
+            self.depth += 1
             try:
                 yield
             finally:
-                self._depth -= 1
+                self.depth -= 1
             return
         try:
             self.conn.execute("BEGIN IMMEDIATE")
@@ -48,14 +61,14 @@ class Connection:
                     "another import, freeze or judging session is writing; try again when it is done",
                 ) from None
             raise
-        self._depth = 1
+        self.depth = 1
         try:
             yield
         except BaseException:
             self._rollback()
             raise
         finally:
-            self._depth = 0
+            self.depth = 0
         try:
             self.conn.execute("COMMIT")
         except BaseException:
@@ -74,75 +87,92 @@ class Connection:
     def read_transaction(self) -> Iterator[None]:
         """Several reads that see one snapshot of the store (a deferred transaction: WAL readers
         never block writers); inside a write transaction, that transaction's view."""
-        if self._depth:
+        if self.depth:
             yield
             return
         self.conn.execute("BEGIN")
-        self._depth = 1
+        self.depth = 1
         try:
             yield
         finally:
-            self._depth = 0
+            self.depth = 0
             self.conn.execute("COMMIT")
 
-    def _rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    def rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         cur = self.conn.execute(sql, params if isinstance(params, Mapping) else tuple(params))
         cur.row_factory = sqlite3.Row
         return cur.fetchall()
 
-    def _scalar(self, sql: str, params: Params = ()) -> Any:
+    def scalar(self, sql: str, params: Params = ()) -> Any:
         row = self.conn.execute(sql, params if isinstance(params, Mapping) else tuple(params)).fetchone()
         return None if row is None else row[0]
 
     # -- the settings the SQL needs ----------------------------------------------------------
 
-    def _meta(self, key: str) -> str | None:
-        value = self._scalar("SELECT value FROM meta WHERE key = ?", [key])
+    def meta(self, key: str) -> str | None:
+        value = self.scalar("SELECT value FROM meta WHERE key = ?", [key])
         return None if value is None else str(value)
 
-    def _set_meta(self, key: str, value: str) -> None:
+    def set_meta(self, key: str, value: str) -> None:
+        """Write one `meta` row inside the caller's transaction."""
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
 
-    @property
-    def name(self) -> str:
-        return self._meta("name") or "golden"
+    def settings(self) -> GoldenSettings:
+        """The golden set's name, scale and label policy (read from `meta`)."""
+        return _parsed(dict(self.conn.execute(SETTINGS_SQL).fetchall()))
 
-    @property
-    def scale(self) -> GradeScale:
-        raw = self._meta("scale")
-        return GradeScale.model_validate_json(raw) if raw else GradeScale()
+    def current(self, one_query: bool = False, *, grades: bool = True) -> str:
+        """The resolved-state subquery (`resolved.current_sql`) under this store's policy and scale."""
+        s = self.settings()
+        return current_sql(s.label_policy, s.scale.max_grade, one_query=one_query, grades=grades)
 
-    @property
-    def label_policy(self) -> LabelPolicy:
-        """How disagreeing assessors resolve without adjudication: `median` or `latest`."""
-        stored = self._meta("label_policy")
-        for policy in POLICIES:
-            if stored == policy:
-                return policy
-        return DEFAULT_POLICY
 
-    def _insert_event(self, j: Judgment, source: str | None) -> int:
-        """Append one event inside the caller's transaction; its sequence number."""
-        cur = self.conn.execute(
-            "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                j.query_id,
-                j.doc_id,
-                j.state.value,
-                j.grade,
-                j.assessor,
-                j.timestamp.isoformat(),
-                j.note,
-                j.seconds,
-                source,
-            ],
-        )
-        return int(cur.lastrowid or 0)
+def _parsed(raw: Mapping[str, str]) -> GoldenSettings:
+    scale = raw.get("scale")
+    stored = raw.get("label_policy")
+    return GoldenSettings(
+        name=raw.get("name") or "golden",
+        scale=GradeScale.model_validate_json(scale) if scale else GradeScale(),
+        label_policy=next((p for p in POLICIES if p == stored), DEFAULT_POLICY),
+    )
+
+
+class Part:
+    """One part of the store (`Store.log`, `Store.reads`, ...): its own methods over the
+    connection all the parts share."""
+
+    def __init__(self, db: Connection) -> None:
+        self.db = db
+        self.conn = db.conn
+
+    def _rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        return self.db.rows(sql, params)
+
+    def _scalar(self, sql: str, params: Params = ()) -> Any:
+        return self.db.scalar(sql, params)
 
     def _current(self, one_query: bool = False, *, grades: bool = True) -> str:
-        """The resolved-state subquery (`resolved.current_sql`) under this store's policy and scale."""
-        return current_sql(self.label_policy, self.scale.max_grade, one_query=one_query, grades=grades)
+        return self.db.current(one_query, grades=grades)
+
+
+def insert_event(conn: sqlite3.Connection, j: Judgment, source: str | None) -> int:
+    """Append one event inside the caller's transaction; its sequence number."""
+    cur = conn.execute(
+        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            j.query_id,
+            j.doc_id,
+            j.state.value,
+            j.grade,
+            j.assessor,
+            j.timestamp.isoformat(),
+            j.note,
+            j.seconds,
+            source,
+        ],
+    )
+    return int(cur.lastrowid or 0)
 
 
 def now() -> str:

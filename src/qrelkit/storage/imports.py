@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError
 from ..formats.trec import QrelRecord
 from ..models import DEFAULT_STRATUM, Document, Judgment, PoolEntry, Query
-from .base import Connection, now
+from .base import Part, insert_event, now
 
 if TYPE_CHECKING:
     from ..formats.columns import QrelsBlock
@@ -33,14 +33,14 @@ class _GaveUp(Exception):
     """The bulk qrels import met something only the exact reader reports well: roll back."""
 
 
-class Imports(Connection):
+class Imports(Part):
     """Bulk writes, each in one transaction."""
 
-    def import_queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
+    def queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
         """Insert or update queries. A stratum that has no weight yet is an error naming the line,
         unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
         n = 0
-        with self.transaction():
+        with self.db.transaction():
             known = {r[0] for r in self.conn.execute("SELECT name FROM strata")}
             for lineno, q in items:
                 if q.stratum not in known:
@@ -65,12 +65,12 @@ class Imports(Connection):
                 n += 1
         return n
 
-    def import_documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:
+    def documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:
         """Insert or replace documents, given as (line number, document) or in line order. An id
         given twice is an error naming both lines (found through a temporary on-disk table, so
         memory stays flat); nothing is written then."""
         n = 0
-        with self.transaction():
+        with self.db.transaction():
             self.conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS import_docs_seen (id TEXT PRIMARY KEY, line INTEGER) WITHOUT ROWID"
             )
@@ -115,7 +115,7 @@ class Imports(Connection):
                     return tuple(key), int(found[0]), int(line)
             raise
 
-    def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
+    def qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
         """Append one graded event per qrels line; negative grades go to the pool (TREC's
         "pooled but not judged"). Returns (labels, pooled). Unknown queries, grades above the
         scale and repeated (query, doc) pairs are errors naming the line; nothing is written then.
@@ -124,10 +124,10 @@ class Imports(Connection):
         memory stays flat however long the file. This is the one repeat check for qrels imports:
         give `trec.read_qrels(path, check_repeats=False)` (the reader's in-memory check would only
         repeat it)."""
-        top = self.scale.max_grade
+        top = self.db.settings().scale.max_grade
         labels = pooled = 0
         ts = now()
-        with self.transaction():
+        with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             self.conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS import_seen "
@@ -176,24 +176,22 @@ class Imports(Connection):
                 line=line,
             )
 
-    def import_qrel_blocks(
-        self, blocks: Iterable[QrelsBlock | None], *, source: str, assessor: str
-    ) -> tuple[int, int] | None:
-        """`import_qrels` for rows the columnar parser read (`formats.columns.qrels_blocks`): the
+    def qrel_blocks(self, blocks: Iterable[QrelsBlock | None], *, source: str, assessor: str) -> tuple[int, int] | None:
+        """`qrels` for rows the columnar parser read (`formats.columns.qrels_blocks`): the
         same rows, the same counts, checked a block at a time. None when it gave up (a block the
         parser could not read, an unknown query, a grade above the scale, a repeated pair or a hash
-        collision): nothing was written, and the caller runs `import_qrels` on the exact reader,
+        collision): nothing was written, and the caller runs `qrels` on the exact reader,
         which names the line. Never inside another transaction (it could not undo its own part)."""
-        if self._depth:
+        if self.db.depth:
             return None
         try:
-            with self.transaction():
+            with self.db.transaction():
                 return self._insert_blocks(blocks, source, assessor)
         except _GaveUp:
             return None
 
     def _insert_blocks(self, blocks: Iterable[QrelsBlock | None], source: str, assessor: str) -> tuple[int, int]:
-        top, ts = self.scale.max_grade, now()
+        top, ts = self.db.settings().scale.max_grade, now()
         queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
         before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
         cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
@@ -243,11 +241,11 @@ class Imports(Connection):
             self.conn.execute(f'DROP INDEX "{name}"')
         return found
 
-    def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
+    def judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
         """Append events from a judgments JSONL export, keeping their assessors and times."""
         n = 0
-        top = self.scale.max_grade
-        with self.transaction():
+        top = self.db.settings().scale.max_grade
+        with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             for lineno, j in items:
                 if j.query_id not in queries:
@@ -261,13 +259,13 @@ class Imports(Connection):
                     raise InputError(
                         f"grade {j.grade} is above the scale's highest grade {top}", path=source, line=lineno
                     )
-                self._insert_event(j, source)
+                insert_event(self.conn, j, source)
                 n += 1
         return n
 
-    def add_to_pool(self, entries: Iterable[PoolEntry]) -> int:
+    def pool_entries(self, entries: Iterable[PoolEntry]) -> int:
         n = 0
-        with self.transaction():
+        with self.db.transaction():
             for e in entries:
                 cur = self.conn.execute(
                     "INSERT OR IGNORE INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, ?, ?)",

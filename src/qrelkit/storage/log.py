@@ -9,27 +9,27 @@ from datetime import datetime
 from .. import resolution
 from ..errors import InputError
 from ..models import Judgment, JudgmentState
-from .base import Connection, event_from_row, now
+from .base import Part, event_from_row, insert_event, now
 
 
-class Log(Connection):
+class Log(Part):
     """Appends and reads the event log; nothing here updates or deletes an event."""
 
     def record(self, judgment: Judgment) -> int:
         """Append one event and commit it (durable on return). Returns its sequence number."""
-        if judgment.grade is not None and judgment.grade > self.scale.max_grade:
+        if judgment.grade is not None and judgment.grade > self.db.settings().scale.max_grade:
             raise InputError(f"grade {judgment.grade} is above the scale's highest grade")
-        with self.transaction():
-            return self._insert_event(judgment, None)
+        with self.db.transaction():
+            return insert_event(self.conn, judgment, None)
 
     def events(self, query_id: str | None = None) -> list[Judgment]:
         """The log in order (all of it, or one query's), without the events of removed queries
-        (they stay in the table: the log is append-only; see `removals`)."""
+        (they stay in the table: the log is append-only; see `storage.removals`)."""
         return list(self.iter_events(query_id))
 
     def iter_events(self, query_id: str | None = None) -> Iterator[Judgment]:
         """`events`, one at a time from the cursor (a 2-million-event log in flat memory). Read it
-        inside `read_transaction` when it must agree with other reads."""
+        inside `Store.read_transaction` when it must agree with other reads."""
         sql = (
             "SELECT * FROM judgments WHERE "
             + ("query_id = ?" if query_id else "1")
@@ -52,7 +52,7 @@ class Log(Connection):
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
         """Assign (query, doc) pairs to assessors; returns how many assignments were new."""
         stamp = now()
-        with self.transaction():
+        with self.db.transaction():
             before = self.conn.total_changes
             self.conn.executemany(
                 "INSERT OR IGNORE INTO assignments(query_id, doc_id, assessor, created) VALUES (?, ?, ?, ?)",
@@ -105,6 +105,10 @@ class Log(Connection):
             )
             for seq, d, st, g, a, ts, n in rows
         ]
+
+    def last_seq(self, query_id: str) -> int:
+        """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
+        return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)
 
     def shared_pairs(self, query_id: str, doc_id: str | None = None) -> dict[str, set[str]]:
         """A query's documents (or one of them) assigned to several assessors -> those assessors

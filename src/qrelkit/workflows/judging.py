@@ -50,7 +50,7 @@ def disagreements(store: Store) -> list[Disagreement]:
     """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
     distance times queue impact (the impact the pair would have were it unlabeled)."""
     found = []
-    for (q, d), (votes, adjudicated) in store.votes().items():
+    for (q, d), (votes, adjudicated) in store.log.votes().items():
         graded = resolution.graded_votes(votes)
         if adjudicated is None and len(set(graded.values())) > 1:
             notes = {v.assessor: v.note for v in votes if v.note}
@@ -58,7 +58,7 @@ def disagreements(store: Store) -> list[Disagreement]:
     if not found:
         return []
     pairs = [(q, d) for q, d, _, _ in found]
-    weights = impacts(store, pairs, labels_by_query(store.label_rows(), leave_out=set(pairs)))
+    weights = impacts(store, pairs, labels_by_query(store.reads.label_rows(), leave_out=set(pairs)))
     if not any(weights):  # no pooled runs to weigh by: the grade distance alone orders them
         weights = [1.0] * len(pairs)
     items = [
@@ -109,29 +109,29 @@ class JudgingSession:
     _leaser: Store | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.scale = self.store.scale
+        self.scale = self.store.settings.scale
         self.store.wait_for_lock(self.lock_wait_ms)
 
     # -- reading ----------------------------------------------------------------------------
 
     @property
     def name(self) -> str:
-        return self.store.name
+        return self.store.settings.name
 
     @property
     def label_policy(self) -> LabelPolicy:
-        return self.store.label_policy
+        return self.store.settings.label_policy
 
     def query(self, query_id: str) -> Query | None:
-        return self.store.query(query_id)
+        return self.store.reads.query(query_id)
 
     def document(self, doc_id: str) -> Document | None:
-        return self.store.document(doc_id)
+        return self.store.reads.document(doc_id)
 
     def documents(self, query_id: str) -> list[DocState]:
         """The query's documents for this assessor (blind on shared pairs), the queued ones in
         queue order; the others keep their places. `changed` then reports news since this read."""
-        self._seen[query_id] = self.store.last_seq(query_id)
+        self._seen[query_id] = self.store.log.last_seq(query_id)
         return self.order_docs(query_id, documents(self.store, query_id, assessor=self.assessor, blind=True))
 
     def doc_state(self, query_id: str, doc_id: str) -> DocState:
@@ -141,11 +141,11 @@ class JudgingSession:
     def progress(self) -> list[QueryProgress]:
         """Counts for every query, read on a connection of its own (called from a worker thread,
         so that a long read never holds the connection the judgments are written on)."""
-        return self.reader().progress()
+        return self.reader().counts.progress()
 
     def latest_report(self) -> SavedReport | None:
         """The latest saved comparison, else the latest saved score report (for the dashboard)."""
-        return self.store.latest_report("comparison") or self.store.latest_report("score")
+        return self.store.reports.latest("comparison") or self.store.reports.latest("score")
 
     def reader(self) -> Store:
         """A second connection for worker threads (created on first use)."""
@@ -158,7 +158,7 @@ class JudgingSession:
     def record(self, event: Judgment) -> int:
         """Append the event (committed on return); its sequence number in the log. A busy store
         raises `StoreBusy` (the judging screen holds judgments with `judge` instead)."""
-        seq = self.store.record(event)
+        seq = self.store.log.record(event)
         self._recorded(event)
         return seq
 
@@ -169,7 +169,7 @@ class JudgingSession:
             self._done.discard(pair)
         elif event.state is not JudgmentState.NOTED:
             self._done.add(pair)
-        self._seen[event.query_id] = self.store.last_seq(event.query_id)
+        self._seen[event.query_id] = self.store.log.last_seq(event.query_id)
 
     def judge(
         self,
@@ -223,7 +223,7 @@ class JudgingSession:
 
     def own_vote(self, query_id: str, doc_id: str) -> resolution.Vote | None:
         """This assessor's current vote on the pair (None: none)."""
-        pair = resolution.votes_of(self.store.query_events(query_id, doc_id)).get((query_id, doc_id))
+        pair = resolution.votes_of(self.store.log.query_events(query_id, doc_id)).get((query_id, doc_id))
         return next((v for v in pair.votes if v.assessor == self.assessor), None) if pair else None
 
     def undo(self) -> tuple[str, str] | None:
@@ -261,7 +261,7 @@ class JudgingSession:
             self.store.wait_for_lock(wait_ms)
         try:
             while self._waiting:
-                self.store.record(self._waiting[0])
+                self.store.log.record(self._waiting[0])
                 self._recorded(self._waiting.pop(0))
         except StoreBusy:
             pass
@@ -291,7 +291,7 @@ class JudgingSession:
 
     def changed(self, query_id: str) -> bool:
         """Whether someone else judged the query since this session last looked (a cheap read)."""
-        last = self.store.last_seq(query_id)
+        last = self.store.log.last_seq(query_id)
         seen = self._seen.get(query_id)
         self._seen[query_id] = last
         return seen is not None and last != seen
@@ -307,9 +307,9 @@ class JudgingSession:
             return
         try:
             if doc_id is None:
-                leaser.release(self.assessor)
+                leaser.leases.release(self.assessor)
             else:
-                leaser.hold(query_id, doc_id, self.assessor)
+                leaser.leases.hold(query_id, doc_id, self.assessor)
         except StoreBusy:
             pass  # a courtesy: the next call renews it
 
@@ -427,9 +427,9 @@ def open_session(
         raise UsageError(f"no store at {db}", "create one with `qrelkit init`, or `qrelkit demo --keep PATH`")
     store = Store.open(db)
     try:
-        if query is not None and store.query(query) is None:
+        if query is not None and store.reads.query(query) is None:
             raise StoreError(f"query {query!r} is not in the golden set", "see `qrelkit status`")
-        store.check_stratum(stratum)
+        store.settings.check_stratum(stratum)
     except BaseException:
         store.close()
         raise

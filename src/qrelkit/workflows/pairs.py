@@ -13,11 +13,11 @@ from ..storage import Store
 
 def documents(store: Store, query_id: str, *, assessor: str | None = None, blind: bool = False) -> list[DocState]:
     """A query's documents in judging order, each with its resolved state (see the module)."""
-    pooled = store.pooled_documents(query_id)
-    events = store.query_events(query_id)
+    pooled = store.pool.documents(query_id)
+    events = store.log.query_events(query_id)
     seen = set(pooled)
     order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in events) if d not in seen]
-    return _states(store, query_id, order, events, store.shared_pairs(query_id), assessor=assessor, blind=blind)
+    return _states(store, query_id, order, events, store.log.shared_pairs(query_id), assessor=assessor, blind=blind)
 
 
 def document_state(
@@ -25,9 +25,9 @@ def document_state(
 ) -> DocState:
     """One document's state, as `documents` gives it, reading that pair's events only (the
     judging screen calls this after every keystroke)."""
-    events = store.query_events(query_id, doc_id)
+    events = store.log.query_events(query_id, doc_id)
     return _states(
-        store, query_id, [doc_id], events, store.shared_pairs(query_id, doc_id), assessor=assessor, blind=blind
+        store, query_id, [doc_id], events, store.log.shared_pairs(query_id, doc_id), assessor=assessor, blind=blind
     )[0]
 
 
@@ -48,7 +48,7 @@ def _states(
     hidden = {d for d, who in shared.items() if assessor in who} if blind and assessor is not None else set()
     held = _held(store, query_id, assessor, shared)
     notes = _notes(events)
-    policy = store.label_policy
+    policy = store.settings.label_policy
     states = []
     for d in order:
         v, adjudicated = votes.get((query_id, d), ([], None))
@@ -69,7 +69,7 @@ def _held(store: Store, query_id: str, assessor: str | None, shared: dict[str, s
         return {}
     return {
         d: who
-        for d, who in store.held(query_id, besides=assessor).items()
+        for d, who in store.leases.held(query_id, besides=assessor).items()
         if not {who, assessor} <= shared.get(d, set())
     }
 
