@@ -1,5 +1,12 @@
 """The connection every part of the store shares: its transaction rule, row helpers and the
-golden-set settings the SQL needs (name, scale, label policy)."""
+golden-set settings the SQL needs (name, scale, label policy), cached on the connection.
+
+Several assessors judge one store file, each on connections of their own, so a setting may change
+under a connection at any time. The cache is kept with SQLite's `PRAGMA data_version`, which
+changes when another connection has committed since this one last looked (anything: a judgment, a
+lease, a setting): a read of the settings costs that one statement, and reads `meta` again only
+then. This connection's own writes to the settings (`set_meta`) drop the cache, and again when
+their transaction ends (a rollback undoes them)."""
 
 from __future__ import annotations
 
@@ -16,6 +23,8 @@ from .resolved import current_sql
 
 Params = Iterable[Any] | Mapping[str, Any]
 
+SETTINGS = ("name", "scale", "label_policy")
+"""The `meta` keys of the golden-set settings."""
 SETTINGS_SQL = "SELECT key, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')"
 
 
@@ -36,6 +45,10 @@ class Connection:
         self.depth = 0
         """Nesting of the open transaction (0: none)."""
         self.busy_ms = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        self._settings: GoldenSettings | None = None
+        self._raw: dict[str, str] | None = None
+        self._version: int | None = None
+        self._wrote_settings = False
 
     def wait_for_lock(self, ms: int) -> None:
         """How long a write waits for another process's transaction before `StoreBusy`."""
@@ -63,17 +76,22 @@ class Connection:
             raise
         self.depth = 1
         try:
-            yield
-        except BaseException:
-            self._rollback()
-            raise
+            try:
+                yield
+            except BaseException:
+                self._rollback()
+                raise
+            finally:
+                self.depth = 0
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()  # a COMMIT that failed (disk full) leaves the transaction open
+                raise
         finally:
-            self.depth = 0
-        try:
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()  # a COMMIT that failed (disk full) leaves the transaction open
-            raise
+            if self._wrote_settings:  # committed or rolled back: read them again either way
+                self._wrote_settings = False
+                self._settings = None
 
     def _rollback(self) -> None:
         """Roll back, if SQLite has not already: after SQLITE_FULL or an I/O error it rolls back
@@ -114,12 +132,28 @@ class Connection:
         return None if value is None else str(value)
 
     def set_meta(self, key: str, value: str) -> None:
-        """Write one `meta` row inside the caller's transaction."""
+        """Write one `meta` row inside the caller's transaction (a setting's drops the cache)."""
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
+        if key in SETTINGS:
+            self._wrote_settings = True
+            self._settings = None
 
     def settings(self) -> GoldenSettings:
-        """The golden set's name, scale and label policy (read from `meta`)."""
-        return _parsed(dict(self.conn.execute(SETTINGS_SQL).fetchall()))
+        """The golden set's name, scale and label policy as this connection sees them now (see the
+        module: one `PRAGMA data_version`, plus a read of `meta` when another connection committed)."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._settings is not None and version == self._version:
+            return self._settings
+        return self.remember(version, dict(self.conn.execute(SETTINGS_SQL).fetchall()))
+
+    def remember(self, version: int, raw: Mapping[str, str]) -> GoldenSettings:
+        """The settings from their `meta` values `raw`, read at `data_version` `version` (parsed
+        again only when they differ from the last ones), kept as this connection's."""
+        if self._settings is None or raw != self._raw:
+            self._settings = _parsed(raw)
+            self._raw = dict(raw)
+        self._version = version
+        return self._settings
 
     def current(self, one_query: bool = False, *, grades: bool = True) -> str:
         """The resolved-state subquery (`resolved.current_sql`) under this store's policy and scale."""
