@@ -100,3 +100,19 @@ def test_this_connections_own_change_is_seen_and_a_rolled_back_one_is_not(stores
         assert _policy(first) == "median"  # inside: the transaction's own view
         raise RuntimeError("roll back")
     assert (first.settings.name, first.settings.label_policy) == ("golden", "latest")
+
+
+def test_a_pair_read_brings_the_settings_of_its_own_snapshot(stores: tuple[Store, Store]) -> None:
+    """The judging screen's read of a pair carries the settings it resolves by: a policy changed
+    elsewhere just before is the one it uses, with no statement of its own."""
+    first, second = stores
+    _vote(first, "ann", 1)
+    _vote(first, "bob", 3)
+    assert first.log.pairs("q1", "d1", besides="ann").settings.label_policy == "median"
+    second.settings.configure(label_policy="latest")
+    seen = _statements(first)
+    pairs = first.log.pairs("q1", "d1", besides="ann")
+    first.conn.set_trace_callback(None)
+    assert len(seen) == 1 and pairs.settings.label_policy == "latest"
+    assert [(seq, e.assessor, e.grade) for seq, e in pairs.events] == [(1, "ann", 1), (2, "bob", 3)]
+    assert _policy(first) == "latest"

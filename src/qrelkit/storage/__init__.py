@@ -23,9 +23,10 @@ workflows (`qrelkit.workflows`) compose it with them.
     tokens.py    store.tokens     access tokens of `qrelkit serve` (hashed)
 """
 
+from .log import Pairs
 from .pool import RankedLists
 from .reads import LabelRow, OpenWork
 from .removals import Footprint
 from .store import BUSY_TIMEOUT_MS, Store
 
-__all__ = ["BUSY_TIMEOUT_MS", "Footprint", "LabelRow", "OpenWork", "RankedLists", "Store"]
+__all__ = ["BUSY_TIMEOUT_MS", "Footprint", "LabelRow", "OpenWork", "Pairs", "RankedLists", "Store"]

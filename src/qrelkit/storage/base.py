@@ -6,7 +6,9 @@ under a connection at any time. The cache is kept with SQLite's `PRAGMA data_ver
 changes when another connection has committed since this one last looked (anything: a judgment, a
 lease, a setting): a read of the settings costs that one statement, and reads `meta` again only
 then. This connection's own writes to the settings (`set_meta`) drop the cache, and again when
-their transaction ends (a rollback undoes them)."""
+their transaction ends (a rollback undoes them). A statement that reads the settings' `meta` rows
+along with its own (`Log.pairs`, on every keystroke) needs no check: it has them from its own
+snapshot (`settings_of`)."""
 
 from __future__ import annotations
 
@@ -144,15 +146,22 @@ class Connection:
         version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
         if self._settings is not None and version == self._version:
             return self._settings
-        return self.remember(version, dict(self.conn.execute(SETTINGS_SQL).fetchall()))
+        raw = dict(self.conn.execute(SETTINGS_SQL).fetchall())
+        self._version = version
+        return self._adopt(raw)
 
-    def remember(self, version: int, raw: Mapping[str, str]) -> GoldenSettings:
-        """The settings from their `meta` values `raw`, read at `data_version` `version` (parsed
-        again only when they differ from the last ones), kept as this connection's."""
+    def settings_of(self, raw: Mapping[str, str]) -> GoldenSettings:
+        """The settings from their `meta` rows `raw`, which a statement read along with its own
+        rows (`Log.pairs`): parsed only if they differ from the cached ones, which they then
+        replace (and the next `settings()` reads `meta` again, to know their version)."""
+        if raw != self._raw:
+            self._version = None
+        return self._adopt(raw)
+
+    def _adopt(self, raw: Mapping[str, str]) -> GoldenSettings:
         if self._settings is None or raw != self._raw:
             self._settings = _parsed(raw)
             self._raw = dict(raw)
-        self._version = version
         return self._settings
 
     def current(self, one_query: bool = False, *, grades: bool = True) -> str:

@@ -18,7 +18,7 @@ LEASE_SECONDS = 300
 
 
 class Leases(Part):
-    """Who has which document open."""
+    """Who has which document open (read with a query's pairs: `Log.pairs`)."""
 
     def hold(self, query_id: str, doc_id: str, assessor: str, seconds: int = LEASE_SECONDS) -> None:
         """`assessor` has `doc_id` open (their other leases end)."""
@@ -34,8 +34,3 @@ class Leases(Part):
         """`assessor` has no document open any more."""
         with self.db.transaction():
             self.conn.execute("DELETE FROM leases WHERE assessor = ?", [assessor])
-
-    def held(self, query_id: str, *, besides: str) -> dict[str, str]:
-        """A query's documents open on another assessor's screen now: doc id -> that assessor."""
-        sql = "SELECT doc_id, assessor FROM leases WHERE query_id = ? AND assessor != ? AND expires > ?"
-        return {d: a for d, a in self.conn.execute(sql, [query_id, besides, utcnow().isoformat()])}

@@ -1,15 +1,51 @@
-"""The judgment log: append-only events, assessors, assignments, and each pair's votes."""
+"""The judgment log: append-only events, assessors, assignments, each pair's votes, and a query's
+pairs as a judging screen shows them (`Pairs`)."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from .. import resolution
 from ..errors import InputError
-from ..models import Judgment, JudgmentState
-from .base import Part, event_from_row, insert_event, now
+from ..models import GradeScale, Judgment, JudgmentState, utcnow
+from .base import GoldenSettings, Part, event_from_row, insert_event, now
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A query's pairs (or one pair) as a judging screen shows them, all read in one statement, so
+    from one snapshot of the store (`Log.pairs`)."""
+
+    events: list[tuple[int, Judgment]]
+    """Their events in log order, as (sequence number, event)."""
+    shared: dict[str, set[str]]
+    """Documents assigned to several assessors -> those assessors (`assign --overlap`)."""
+    held: dict[str, str]
+    """Documents open on another assessor's screen now -> that assessor (`leases`)."""
+    settings: GoldenSettings
+    """The settings their labels resolve by."""
+
+    def after(self, seq: int, event: Judgment) -> Pairs:
+        """The same pairs with `event` appended to the log as `seq`."""
+        return replace(self, events=[*self.events, (seq, event)])
+
+
+PAIRS_SQL = """
+    SELECT 0, seq, doc_id, state, grade, assessor, ts, note FROM judgments WHERE query_id = :q {one}
+    UNION ALL
+    SELECT 1, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM assignments WHERE query_id = :q {one}
+    UNION ALL
+    SELECT 2, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM leases
+    WHERE query_id = :q {one} AND assessor != :besides AND expires > :now
+    UNION ALL
+    SELECT 3, NULL, key, NULL, NULL, NULL, NULL, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')
+    ORDER BY 1, 2
+"""
+"""`Pairs` in one statement: its rows are told apart by their first column (0 events, 1 assignments,
+2 others' leases, 3 the settings' `meta` rows)."""
 
 
 class Log(Part):
@@ -17,10 +53,45 @@ class Log(Part):
 
     def record(self, judgment: Judgment) -> int:
         """Append one event and commit it (durable on return). Returns its sequence number."""
-        if judgment.grade is not None and judgment.grade > self.db.settings().scale.max_grade:
-            raise InputError(f"grade {judgment.grade} is above the scale's highest grade")
+        _check_grade(judgment, self.db.settings().scale)
         with self.db.transaction():
             return insert_event(self.conn, judgment, None)
+
+    def record_pair(self, judgment: Judgment, *, besides: str | None) -> tuple[int, Pairs]:
+        """`record`, reading the event's pair (`pairs`) first in the same write transaction: its
+        sequence number, and the pair as it was just before it (with the write lock held, nothing
+        can come between). The grade is checked against the scale read there. Four statements:
+        BEGIN IMMEDIATE, the read, the INSERT, COMMIT."""
+        with self.db.transaction():
+            before = self.pairs(judgment.query_id, judgment.doc_id, besides=besides)
+            _check_grade(judgment, before.settings.scale)
+            return insert_event(self.conn, judgment, None), before
+
+    def pairs(self, query_id: str, doc_id: str | None = None, *, besides: str | None) -> Pairs:
+        """A query's pairs (or one pair) as a judging screen shows them, in one statement: their
+        events, assignments, the leases of assessors other than `besides` (None: no one's), and
+        the settings (`base.Connection.settings_of`)."""
+        sql = PAIRS_SQL.format(one="AND doc_id = :d" if doc_id is not None else "")
+        params = {"q": query_id, "d": doc_id, "besides": besides, "now": utcnow().isoformat()}
+        events: list[tuple[int, Judgment]] = []
+        assigned: dict[str, set[str]] = {}
+        held: dict[str, str] = {}
+        raw: dict[str, str] = {}
+        for kind, seq, d, st, g, a, ts, n in self.conn.execute(sql, params):
+            if kind == 0:
+                state, at = JudgmentState(st), _time(ts)
+                event = Judgment.model_construct(
+                    query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n
+                )  # fmt: skip
+                events.append((seq, event))
+            elif kind == 1:
+                assigned.setdefault(d, set()).add(a)
+            elif kind == 2:
+                held[d] = a
+            else:
+                raw[d] = n
+        shared = {d: who for d, who in assigned.items() if len(who) > 1}
+        return Pairs(events, shared, held, self.db.settings_of(raw))
 
     def events(self, query_id: str | None = None) -> list[Judgment]:
         """The log in order (all of it, or one query's), without the events of removed queries
@@ -110,19 +181,10 @@ class Log(Part):
         """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
         return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)
 
-    def shared_pairs(self, query_id: str, doc_id: str | None = None) -> dict[str, set[str]]:
-        """A query's documents (or one of them) assigned to several assessors -> those assessors
-        (`assign --overlap`)."""
-        one = " AND doc_id = ?" if doc_id is not None else ""
-        return {
-            d: set(who.split("\x1f"))
-            for d, who in self.conn.execute(
-                "SELECT doc_id, group_concat(assessor, char(31)) FROM assignments WHERE query_id = ?"
-                + one
-                + " GROUP BY doc_id HAVING count(*) > 1",
-                [query_id] if doc_id is None else [query_id, doc_id],
-            )
-        }
+
+def _check_grade(judgment: Judgment, scale: GradeScale) -> None:
+    if judgment.grade is not None and judgment.grade > scale.max_grade:
+        raise InputError(f"grade {judgment.grade} is above the scale's highest grade")
 
 
 def _time(ts: str) -> datetime | None:

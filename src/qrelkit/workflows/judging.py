@@ -33,7 +33,7 @@ from ..models import (
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
-from .pairs import document_state, documents
+from .pairs import document_state, documents, own_vote, states
 from .queue import impacts, labels_by_query, ordered_queue
 
 
@@ -159,17 +159,20 @@ class JudgingSession:
         """Append the event (committed on return); its sequence number in the log. A busy store
         raises `StoreBusy` (the judging screen holds judgments with `judge` instead)."""
         seq = self.store.log.record(event)
-        self._recorded(event)
+        self._recorded(event, seq)
         return seq
 
-    def _recorded(self, event: Judgment) -> None:
+    def _recorded(self, event: Judgment, seq: int) -> None:
+        """`event` is committed as `seq`: the session's counts, and the log position this
+        session has seen of its query (`changed`: its own events are no news; `seq` is the
+        highest in the log when it was appended)."""
         self.judged += event.state is not JudgmentState.NOTED
         pair = (event.query_id, event.doc_id)
         if event.state in (JudgmentState.CLEARED, JudgmentState.RETRACTED):
             self._done.discard(pair)
         elif event.state is not JudgmentState.NOTED:
             self._done.add(pair)
-        self._seen[event.query_id] = self.store.log.last_seq(event.query_id)
+        self._seen[event.query_id] = seq
 
     def judge(
         self,
@@ -183,12 +186,15 @@ class JudgingSession:
     ) -> DocState:
         """Record this assessor's vote (graded, skipped or retracted), committed on return, and
         what the pair resolves to now. When another process holds the store's lock, the vote is
-        held in memory (`waiting`) and committed, in order, by `flush`; the state says so."""
+        held in memory (`waiting`) and committed, in order, by `flush`; the state says so.
+
+        A keystroke's cost: the vote is written with its pair read in the same transaction
+        (`Log.record_pair`: four statements), which gives both the vote it replaces (for `undo`)
+        and the state after it, exactly (no one else could write in between)."""
         if state not in (JudgmentState.GRADED, JudgmentState.SKIPPED, JudgmentState.RETRACTED):
             raise UsageError(
                 f"a judgment is a vote, not {state.value!r}", "notes go through note(), clears through clear()"
             )
-        previous = self.own_vote(query_id, doc_id)
         event = Judgment(
             query_id=query_id,
             doc_id=doc_id,
@@ -198,10 +204,24 @@ class JudgingSession:
             note=note,
             seconds=seconds,
         )
-        self._history.append((query_id, doc_id, previous))
-        if not self.submit(event):
-            return DocState(doc_id=doc_id, state=VOTED[state], grade=grade, assessor=self.assessor, waiting=True)
-        return self.doc_state(query_id, doc_id)
+        if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
+            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            return self.doc_state(query_id, doc_id) if self.submit(event) else self._held_back(event)
+        try:
+            seq, before = self.store.log.record_pair(event, besides=self.assessor)
+        except StoreBusy:  # held in memory (the lock was waited for once, not again)
+            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            self._waiting.append(event)
+            return self._held_back(event)
+        self._history.append((query_id, doc_id, own_vote(before.events, query_id, doc_id, self.assessor)))
+        self._recorded(event, seq)
+        return states(before.after(seq, event), query_id, [doc_id], assessor=self.assessor, blind=True)[0]
+
+    def _held_back(self, vote: Judgment) -> DocState:
+        """What the pair shows while this vote waits for the busy store."""
+        return DocState(
+            doc_id=vote.doc_id, state=VOTED[vote.state], grade=vote.grade, assessor=self.assessor, waiting=True
+        )
 
     def note(self, query_id: str, doc_id: str, text: str) -> DocState:
         """A note on the pair, by this assessor: no vote, no label changes."""
@@ -223,8 +243,7 @@ class JudgingSession:
 
     def own_vote(self, query_id: str, doc_id: str) -> resolution.Vote | None:
         """This assessor's current vote on the pair (None: none)."""
-        pair = resolution.votes_of(self.store.log.query_events(query_id, doc_id)).get((query_id, doc_id))
-        return next((v for v in pair.votes if v.assessor == self.assessor), None) if pair else None
+        return own_vote(self.store.log.query_events(query_id, doc_id), query_id, doc_id, self.assessor)
 
     def undo(self) -> tuple[str, str] | None:
         """Take back this session's last judgment: the assessor's vote on that pair goes back to
@@ -261,8 +280,8 @@ class JudgingSession:
             self.store.wait_for_lock(wait_ms)
         try:
             while self._waiting:
-                self.store.log.record(self._waiting[0])
-                self._recorded(self._waiting.pop(0))
+                seq = self.store.log.record(self._waiting[0])
+                self._recorded(self._waiting.pop(0), seq)
         except StoreBusy:
             pass
         finally:
