@@ -14,7 +14,7 @@ import pytest
 
 from qrelkit.errors import InputError
 from qrelkit.formats import columns
-from qrelkit.formats.trec import read_qrels
+from qrelkit.formats.trec import QrelsRows, read_qrels
 from qrelkit.models import Query
 from qrelkit.storage import Store, imports
 from qrelkit.workflows import importing
@@ -60,8 +60,8 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     seen: list[int] = []
     real = imports.Imports._insert_block
 
-    def counting(self: imports.Imports, block: columns.QrelsBlock, event: tuple[str, str, str]) -> tuple[int, int]:
-        seen.append(len(block.grade))
+    def counting(self: imports.Imports, block: QrelsRows, event: tuple[str, str, str]) -> tuple[int, int]:
+        seen.append(len(block))
         return real(self, block, event)
 
     monkeypatch.setattr(imports.Imports, "_insert_block", counting)
@@ -82,6 +82,30 @@ def test_the_columnar_path_writes_what_the_exact_reader_writes(tmp_path: Path, s
     # a second import appends (the log is append-only): below the rebuild size now, indexes kept
     assert importing.import_qrels(fast, path) == _exact(exact, path)
     assert _contents(fast) == _contents(exact)
+
+
+def test_the_store_gets_plain_rows_and_no_array(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numpy work is the formats layer's (`formats.qrels_rows`): every block reaches the store
+    as lists of str and int, so the store does no array work, not even through a block's methods."""
+    monkeypatch.setattr(importing, "QRELS_BLOCK_BYTES", 200)
+    got: list[QrelsRows] = []
+    real = imports.Imports._insert_block
+
+    def keeping(self: imports.Imports, block: QrelsRows, event: tuple[str, str, str]) -> tuple[int, int]:
+        got.append(block)
+        return real(self, block, event)
+
+    monkeypatch.setattr(imports.Imports, "_insert_block", keeping)
+    path = _write(tmp_path, _lines())
+    assert importing.import_qrels(_store(tmp_path, "s.db"), path) == (480, 120)
+    assert sum(len(b) for b in got) == 600 and len(got) > 20
+    for b in got:
+        assert type(b.queries) is frozenset and all(type(q) is str for q in b.queries) and type(b.top) is int
+        for column, kind in [(b.query, str), (b.doc, str), (b.grade, int), (b.pooled_query, str), (b.pooled_doc, str)]:
+            assert type(column) is list and all(type(x) is kind for x in column)
+    rows = [(q, d, g) for b in got for q, d, g in zip(b.query, b.doc, b.grade, strict=True)]
+    fields = [line.split() for line in _lines()]
+    assert rows == [(f[0], f[2], int(f[3])) for f in fields if int(f[3]) >= 0]
 
 
 def test_a_header_row_crlf_and_blank_lines_take_the_columnar_path(tmp_path: Path, small_blocks: list[int]) -> None:

@@ -7,15 +7,12 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InputError
-from ..formats.trec import QrelRecord
+from ..formats.trec import QrelRecord, QrelsRows
 from ..models import DEFAULT_STRATUM, Document, Judgment, PoolEntry, Query
 from .base import Part, insert_event, now
-
-if TYPE_CHECKING:
-    from ..formats.columns import QrelsBlock
 
 INSERT_GRADED = (
     "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) VALUES (?, ?, 'graded', ?, ?, ?, ?)"
@@ -176,12 +173,13 @@ class Imports(Part):
                 line=line,
             )
 
-    def qrel_blocks(self, blocks: Iterable[QrelsBlock | None], *, source: str, assessor: str) -> tuple[int, int] | None:
-        """`qrels` for rows the columnar parser read (`formats.columns.qrels_blocks`): the
-        same rows, the same counts, checked a block at a time. None when it gave up (a block the
-        parser could not read, an unknown query, a grade above the scale, a repeated pair or a hash
-        collision): nothing was written, and the caller runs `qrels` on the exact reader,
-        which names the line. Never inside another transaction (it could not undo its own part)."""
+    def qrel_rows(self, blocks: Iterable[QrelsRows | None], *, source: str, assessor: str) -> tuple[int, int] | None:
+        """`qrels` for rows the columnar parser read, as plain data (`formats.qrels_rows`): the same
+        rows, the same counts, checked a block at a time. None when it gave up (a None block: one
+        the parser could not read, or a repeated pair or hash collision found after the last; an
+        unknown query; a grade above the scale): nothing was written, and the caller runs `qrels`
+        on the exact reader, which names the line. Never inside another transaction (it could not
+        undo its own part)."""
         if self.db.depth:
             return None
         try:
@@ -190,7 +188,7 @@ class Imports(Part):
         except _GaveUp:
             return None
 
-    def _insert_blocks(self, blocks: Iterable[QrelsBlock | None], source: str, assessor: str) -> tuple[int, int]:
+    def _insert_blocks(self, blocks: Iterable[QrelsRows | None], source: str, assessor: str) -> tuple[int, int]:
         top, ts = self.db.settings().scale.max_grade, now()
         queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
         before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
@@ -198,38 +196,27 @@ class Imports(Part):
         self.conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
         labels = pooled = 0
         rebuild: list[str] | None = None
-        from ..formats.columns import PairHashes  # numpy loads here, for a bulk import
-
-        with PairHashes() as hashes:
-            try:
-                for block in blocks:
-                    if block is None or not _known(block, queries) or int(block.grade.max(initial=-1)) > top:
-                        raise _GaveUp
-                    hashes.add(block.pair_hash)
-                    graded, unjudged = self._insert_block(block, (assessor, ts, source))
-                    labels, pooled = labels + graded, pooled + unjudged
-                    if rebuild is None and labels >= max(REBUILD_FROM, before):
-                        rebuild = self._drop_full_indexes()
-                if hashes.repeated():
+        try:
+            for block in blocks:  # the last one is None when the file repeats a pair
+                if block is None or not block.queries <= queries or block.top > top:
                     raise _GaveUp
-                for sql in rebuild or []:
-                    self.conn.execute(sql)
-            finally:
-                self.conn.execute(f"PRAGMA cache_size={int(cache)}")
+                graded, unjudged = self._insert_block(block, (assessor, ts, source))
+                labels, pooled = labels + graded, pooled + unjudged
+                if rebuild is None and labels >= max(REBUILD_FROM, before):
+                    rebuild = self._drop_full_indexes()
+            for sql in rebuild or []:
+                self.conn.execute(sql)
+        finally:
+            self.conn.execute(f"PRAGMA cache_size={int(cache)}")
         return labels, pooled
 
-    def _insert_block(self, block: QrelsBlock, event: tuple[str, str, str]) -> tuple[int, int]:
+    def _insert_block(self, block: QrelsRows, event: tuple[str, str, str]) -> tuple[int, int]:
         """Write one block: graded rows as events (`event`: assessor, time, source), negative
         grades to the pool. (graded, pooled)."""
-        query, doc, grade = block.query, block.doc, block.grade
-        negative = grade < 0
-        unjudged = int(negative.sum())
-        if unjudged:
-            self.conn.executemany(INSERT_POOLED, zip(_texts(query[negative]), _texts(doc[negative]), repeat(event[2])))
-            keep = ~negative
-            query, doc, grade = query[keep], doc[keep], grade[keep]
-        _insert_graded(self.conn, _texts(query), _texts(doc), grade.tolist(), event)
-        return len(grade), unjudged
+        if block.pooled_query:
+            self.conn.executemany(INSERT_POOLED, zip(block.pooled_query, block.pooled_doc, repeat(event[2])))
+        _insert_graded(self.conn, block.query, block.doc, block.grade, event)
+        return len(block.grade), len(block.pooled_query)
 
     def _drop_full_indexes(self) -> list[str]:
         """Drop the judgment log's full indexes (the partial ones cost little to keep); their SQL."""
@@ -294,22 +281,6 @@ def _insert_graded(
     conn.executemany(INSERT_GRADED_MANY, (head + flat[at : at + step] for at in range(0, len(flat), step)))
     tail = zip(query[full:], doc[full:], grade[full:], repeat(event[0]), repeat(event[1]), repeat(event[2]))
     conn.executemany(INSERT_GRADED, tail)
-
-
-def _texts(ids: Any) -> list[str]:
-    """A block's ids (ASCII bytes: the columnar parser reads nothing else) as text, which binds
-    faster than bytes cast to TEXT in SQL."""
-    return ids.astype("U").tolist()  # type: ignore[no-any-return]
-
-
-def _known(block: QrelsBlock, queries: set[str]) -> bool:
-    """Whether every query of a block is in `queries` (each run of equal ids is looked up once)."""
-    query = block.query
-    if not len(query):
-        return True
-    heads = query[1:] != query[:-1]
-    distinct = {query[0], *query[1:][heads].tolist()}
-    return all(q.decode("ascii") in queries for q in distinct)
 
 
 def _metadata_json(doc: Document) -> str | None:

@@ -102,12 +102,12 @@ QRELS_BLOCK_BYTES = 1 << 20
 def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, int] | None:
     """The fast path of `import_qrels`: None when it gave up (an unreadable file too: the exact
     reader says so, naming the line)."""
-    from ..formats.columns import qrels_blocks
+    from ..formats.qrels_rows import qrels_rows  # numpy loads here, for a bulk import
 
     try:
         blocks = read_blocks(path, QRELS_BLOCK_BYTES)
-        with contextlib.closing(blocks), contextlib.closing(qrels_blocks(blocks)) as rows:
-            return store.imports.qrel_blocks(rows, source=display(path), assessor=assessor)
+        with contextlib.closing(blocks), contextlib.closing(qrels_rows(blocks)) as rows:
+            return store.imports.qrel_rows(rows, source=display(path), assessor=assessor)
     except InputError:
         return None
 
