@@ -82,7 +82,7 @@ class Log(Part):
                 state, at = JudgmentState(st), _time(ts)
                 event = Judgment.model_construct(
                     query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n
-                )  # fmt: skip
+                )
                 events.append((seq, event))
             elif kind == 1:
                 assigned.setdefault(d, set()).add(a)
