@@ -28,11 +28,11 @@ from qrelkit.models import Judgment, JudgmentState
 from qrelkit.storage import Store
 store = Store.open(sys.argv[1])
 if sys.argv[2] == "judge":
-    store.record(Judgment(query_id="q00042", doc_id="doc-new", state=JudgmentState.GRADED, grade=2, assessor="ann"))
+    store.log.record(Judgment(query_id="q00042", doc_id="doc-new", state=JudgmentState.GRADED, grade=2, assessor="ann"))
 if sys.argv[2] == "cold":
     store.conn.execute("DELETE FROM meta WHERE key = 'query_counts_seq'")
 start = time.perf_counter()
-rows = store.progress()
+rows = store.counts.progress()
 print(time.perf_counter() - start, len(rows))
 """
 

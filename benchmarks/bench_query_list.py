@@ -31,12 +31,12 @@ from qrelkit.workflows.judging import JudgingSession  # noqa: E402
 
 def big_store() -> Store:
     store = Store.memory()
-    store.set_stratum(Stratum(name="nav", weight=1.0))
-    store.import_queries(
+    store.settings.set_stratum(Stratum(name="nav", weight=1.0))
+    store.imports.queries(
         ((n, Query(id=f"q{n:04d}", text=f"query {n} about topic {n % 97}", stratum="nav")) for n in range(5000)),
         source="bench",
     )
-    store.add_to_pool(
+    store.imports.pool_entries(
         PoolEntry(query_id=f"q{n:04d}", doc_id=f"d{(n * 31 + r) % 100_000:06d}", best_rank=r + 1)
         for n in range(5000)
         for r in range(40)

@@ -170,15 +170,15 @@ def freeze(version: str, docs_path: str | None, note: str | None) -> None:
     ]
     info = GoldenSetInfo.model_validate_json((SRC / "golden.json").read_text(encoding="utf-8"))
     store = Store.memory()
-    store.configure(name=info.name, scale=info.scale)
+    store.settings.configure(name=info.name, scale=info.scale)
     for stratum in info.strata:
-        store.set_stratum(stratum)
+        store.settings.set_stratum(stratum)
     for profile in info.profiles:
-        store.set_profile(profile)
-    store.import_queries(enumerate(_queries(), 1), source="queries.jsonl")
-    store.import_documents(docs)
-    store.import_judgments(enumerate(events, 1), source="grades.txt")
-    store.add_to_pool(unlabeled)
+        store.settings.set_profile(profile)
+    store.imports.queries(enumerate(_queries(), 1), source="queries.jsonl")
+    store.imports.documents(docs)
+    store.imports.judgments(enumerate(events, 1), source="grades.txt")
+    store.imports.pool_entries(unlabeled)
     manifest = versioning.freeze(store.snapshot(), GOLDEN.parent, info.name, version, note=note)
     print(f"froze {GOLDEN / version}: {manifest.content_hash}; {len(events)} events, {len(unlabeled)} unlabeled")
 

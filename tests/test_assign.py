@@ -18,10 +18,10 @@ def test_assign_overlap_rotates_assessors_over_a_seeded_sample(run_cli: Cli) -> 
     assert "assigned 9 pairs to 2 assessors each (18 new assignments): ann 6, bob 6, cy 6" in result.output
     with Store.open(run_cli.db) as s:
         rows = s.conn.execute("SELECT query_id, doc_id, count(*) FROM assignments GROUP BY 1, 2").fetchall()
-        pool = {(e.query_id, e.doc_id) for e in s.unlabeled_pool()}
+        pool = {(e.query_id, e.doc_id) for e in s.pool.unlabeled()}
         assert len(rows) == 9 and all(n == 2 for *_, n in rows)
         assert {(q, d) for q, d, _ in rows} <= pool
-        assert len(s.pending_assignments("ann")) == 6
+        assert len(s.log.pending_assignments("ann")) == 6
     again = run_cli("assign", "--overlap", "2", "--assessors", "ann,bob,cy", "--pairs", "9", "--seed", "3")
     assert "(0 new assignments)" in again.output  # the same seed picks the same pairs
     bad = run_cli("assign", "--overlap", "3", "--assessors", "ann,bob", ok=False)
@@ -53,7 +53,7 @@ def test_policy_is_set_shown_and_frozen(run_cli: Cli, tmp_path: Path) -> None:
     loaded = CliRunner().invoke(cli, ["--db", str(other), "import", "version", str(tmp_path / "p" / "v1")])
     assert loaded.exit_code == 0, loaded.output
     with Store.open(other) as s:
-        assert s.label_policy == "latest" and [(x.doc_id, x.grade) for x in s.labels()] == [("a", 3)]
+        assert s.settings.label_policy == "latest" and [(x.doc_id, x.grade) for x in s.reads.labels()] == [("a", 3)]
     # judgments.jsonl keeps every assessor's events
     kept = [json.loads(x)["assessor"] for x in (tmp_path / "p" / "v1" / "judgments.jsonl").read_text().splitlines()]
     assert kept == ["ann", "bob"]
@@ -67,7 +67,7 @@ def test_assign_defaults_to_everyone_who_judged_here(run_cli: Cli) -> None:
     assert none.exit_code == 2 and "0 judged in this store so far" in none.output  # imported events don't count
     with Store.open(run_cli.db) as s:
         for who in ("ann", "bob"):
-            s.record(Judgment(query_id="con-01", doc_id="x", state=JudgmentState.SKIPPED, assessor=who))
+            s.log.record(Judgment(query_id="con-01", doc_id="x", state=JudgmentState.SKIPPED, assessor=who))
     result = run_cli("assign", "--overlap", "2", "--pairs", "4")
     assert "assigned 4 pairs to 2 assessors each (8 new assignments): ann 4, bob 4" in result.output
 

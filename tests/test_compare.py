@@ -284,7 +284,7 @@ def test_save_keeps_the_comparison_in_the_store(run_cli: Cli) -> None:
     runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
     run_cli("compare", *runs, "--save", "--resamples", "1000")
     with Store.open(run_cli.db) as s:
-        saved = s.latest_report("comparison")
+        saved = s.reports.latest("comparison")
     assert saved is not None and saved.comparison is not None
     assert saved.name == "bm25.run vs bm25-title.run" and saved.comparison.resamples == 1000
 

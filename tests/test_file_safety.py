@@ -344,7 +344,7 @@ def test_ctrl_c_during_export_judgments_says_interrupted_and_exits_130(tmp_path:
     """A real process, interrupted while it writes: "interrupted", 130, and no temporary file left."""
     db = tmp_path / "s.db"
     store = Store.open(db)
-    store.import_queries([(1, Query(id="q1", text="x", stratum="s"))], source="t", create_strata=True)
+    store.imports.queries([(1, Query(id="q1", text="x", stratum="s"))], source="t", create_strata=True)
     store.close()
     script = (
         "import sys\n"

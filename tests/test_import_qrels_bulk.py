@@ -14,7 +14,7 @@ import pytest
 
 from qrelkit.errors import InputError
 from qrelkit.formats import columns
-from qrelkit.formats.trec import read_qrels
+from qrelkit.formats.trec import QrelsRows, read_qrels
 from qrelkit.models import Query
 from qrelkit.storage import Store, imports
 from qrelkit.workflows import importing
@@ -24,7 +24,7 @@ QUERIES = [f"q{i}" for i in range(12)]
 
 def _store(tmp_path: Path, name: str) -> Store:
     store = Store.open(tmp_path / name)
-    store.import_queries(((i, Query(id=q, text=q)) for i, q in enumerate(QUERIES, 1)), source="t")
+    store.imports.queries(((i, Query(id=q, text=q)) for i, q in enumerate(QUERIES, 1)), source="t")
     return store
 
 
@@ -60,8 +60,8 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     seen: list[int] = []
     real = imports.Imports._insert_block
 
-    def counting(self: imports.Imports, block: columns.QrelsBlock, event: tuple[str, str, str]) -> tuple[int, int]:
-        seen.append(len(block.grade))
+    def counting(self: imports.Imports, block: QrelsRows, event: tuple[str, str, str]) -> tuple[int, int]:
+        seen.append(len(block))
         return real(self, block, event)
 
     monkeypatch.setattr(imports.Imports, "_insert_block", counting)
@@ -69,7 +69,7 @@ def small_blocks(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 
 
 def _exact(store: Store, path: Path) -> tuple[int, int]:
-    return store.import_qrels(read_qrels(path, check_repeats=False), source=str(path), assessor="qrels")
+    return store.imports.qrels(read_qrels(path, check_repeats=False), source=str(path), assessor="qrels")
 
 
 def test_the_columnar_path_writes_what_the_exact_reader_writes(tmp_path: Path, small_blocks: list[int]) -> None:
@@ -82,6 +82,30 @@ def test_the_columnar_path_writes_what_the_exact_reader_writes(tmp_path: Path, s
     # a second import appends (the log is append-only): below the rebuild size now, indexes kept
     assert importing.import_qrels(fast, path) == _exact(exact, path)
     assert _contents(fast) == _contents(exact)
+
+
+def test_the_store_gets_plain_rows_and_no_array(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numpy work is the formats layer's (`formats.qrels_rows`): every block reaches the store
+    as lists of str and int, so the store does no array work, not even through a block's methods."""
+    monkeypatch.setattr(importing, "QRELS_BLOCK_BYTES", 200)
+    got: list[QrelsRows] = []
+    real = imports.Imports._insert_block
+
+    def keeping(self: imports.Imports, block: QrelsRows, event: tuple[str, str, str]) -> tuple[int, int]:
+        got.append(block)
+        return real(self, block, event)
+
+    monkeypatch.setattr(imports.Imports, "_insert_block", keeping)
+    path = _write(tmp_path, _lines())
+    assert importing.import_qrels(_store(tmp_path, "s.db"), path) == (480, 120)
+    assert sum(len(b) for b in got) == 600 and len(got) > 20
+    for b in got:
+        assert type(b.queries) is frozenset and all(type(q) is str for q in b.queries) and type(b.top) is int
+        for column, kind in [(b.query, str), (b.doc, str), (b.grade, int), (b.pooled_query, str), (b.pooled_doc, str)]:
+            assert type(column) is list and all(type(x) is kind for x in column)
+    rows = [(q, d, g) for b in got for q, d, g in zip(b.query, b.doc, b.grade, strict=True)]
+    fields = [line.split() for line in _lines()]
+    assert rows == [(f[0], f[2], int(f[3])) for f in fields if int(f[3]) >= 0]
 
 
 def test_a_header_row_crlf_and_blank_lines_take_the_columnar_path(tmp_path: Path, small_blocks: list[int]) -> None:
@@ -187,7 +211,7 @@ def test_inside_another_transaction_the_exact_path_does_it(tmp_path: Path, small
     with store.transaction():
         assert importing.import_qrels(store, path) == (480, 120)
     assert small_blocks == []
-    assert store.counts()["queries"] == len(QUERIES)
+    assert store.reads.table_counts()["queries"] == len(QUERIES)
 
 
 def test_many_rows_a_statement_write_the_same_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,8 +21,8 @@ from qrelkit.workflows.judging import JudgingSession
 def db(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "s.db"
     with Store.open(path) as store:
-        store.import_queries([(1, Query(id="q1", text="x"))], source="t")
-        store.add_to_pool([PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate("abc", 1)])
+        store.imports.queries([(1, Query(id="q1", text="x"))], source="t")
+        store.imports.pool_entries([PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate("abc", 1)])
     yield path
 
 
@@ -42,7 +42,7 @@ def test_a_busy_store_holds_judgments_in_order_and_commits_them_later(db: Path) 
     assert session.flush() == 2  # still locked: nothing lost, nothing reordered
     other.execute("COMMIT")
     assert session.flush() == 0
-    events = [(e.doc_id, e.state) for e in session.store.events("q1")]
+    events = [(e.doc_id, e.state) for e in session.store.log.events("q1")]
     assert events == [("a", JudgmentState.GRADED), ("b", JudgmentState.SKIPPED)]
     assert session.doc_state("q1", "a").grade == 2
     session.close()
@@ -65,7 +65,7 @@ def test_closing_with_a_busy_store_refuses_and_keeps_the_judgments(db: Path) -> 
     other.execute("COMMIT")
     session.close()  # now it commits
     with Store.open(db) as again:
-        assert [(x.doc_id, x.grade) for x in again.labels()] == [("a", 1)]
+        assert [(x.doc_id, x.grade) for x in again.reads.labels()] == [("a", 1)]
 
 
 def test_the_cli_waits_a_bounded_time_then_says_the_store_is_busy(
@@ -101,7 +101,7 @@ def test_an_open_document_is_leased_and_skipped_by_the_others(db: Path) -> None:
     assert {d.doc_id: d.held_by for d in docs} == {"a": None, "b": "ann", "c": None}
     assert bob.next_open(docs, 0) == 2  # after a: b is open on ann's screen, so c
     assert ann.documents("q1")[1].held_by is None  # not held from ann's own view
-    bob.store.assign([("q1", "b", "ann"), ("q1", "b", "bob")])  # assigned to both: each judges it
+    bob.store.log.assign([("q1", "b", "ann"), ("q1", "b", "bob")])  # assigned to both: each judges it
     assert bob.documents("q1")[1].held_by is None
     ann.hold("q1", None)
     ann.close()
@@ -128,7 +128,7 @@ def test_a_note_changes_no_vote_no_label_no_agreement(run_cli: Cli) -> None:
 
 def test_retracting_and_undoing_touch_only_the_assessors_own_vote(db: Path) -> None:
     ann = JudgingSession(Store.open(db), "ann")
-    ann.store.record(Judgment(query_id="q1", doc_id="a", state=JudgmentState.GRADED, grade=3, assessor="bob"))
+    ann.store.log.record(Judgment(query_id="q1", doc_id="a", state=JudgmentState.GRADED, grade=3, assessor="bob"))
     ann.judge("q1", "a", JudgmentState.GRADED, 1)
     assert ann.doc_state("q1", "a").votes == {"ann": 1, "bob": 3}
     ann.judge("q1", "a", JudgmentState.RETRACTED)
@@ -138,7 +138,7 @@ def test_retracting_and_undoing_touch_only_the_assessors_own_vote(db: Path) -> N
     assert ann.doc_state("q1", "a").votes == {"ann": 1, "bob": 3}
     assert ann.undo() == ("q1", "a") and ann.doc_state("q1", "a").votes == {}  # ann had no vote before
     assert ann.undo() is None
-    assert [e.assessor for e in ann.store.events("q1") if e.assessor == "bob"] == ["bob"]
+    assert [e.assessor for e in ann.store.log.events("q1") if e.assessor == "bob"] == ["bob"]
     ann.close()
 
 
@@ -153,5 +153,5 @@ def test_an_adjudication_and_a_clear_wait_for_a_busy_store_too(db: Path) -> None
     assert lead.waiting == 2
     other.execute("COMMIT")
     assert lead.flush() == 0
-    assert [e.state for e in lead.store.events("q1")] == [JudgmentState.ADJUDICATED, JudgmentState.CLEARED]
+    assert [e.state for e in lead.store.log.events("q1")] == [JudgmentState.ADJUDICATED, JudgmentState.CLEARED]
     lead.close()

@@ -142,12 +142,12 @@ def test_reports_and_files_are_named_by_the_one_rule(run_cli: Cli) -> None:
 
 
 def test_one_grade_check_for_judging_and_every_import(store: Store, tmp_path: Path) -> None:
-    store.configure(scale=GradeScale.from_max(2))
+    store.settings.configure(scale=GradeScale.from_max(2))
     importing.import_queries(store, _write(tmp_path / "q.tsv", "q1\tfirst query\tdefault\n"))
     expected = "grade 3 is above the scale's highest grade 2"
     hint = "widen the scale with `qrelkit init --max-grade 3`"
     with pytest.raises(InputError) as raised:
-        store.record(Judgment(query_id="q1", doc_id="d1", state=JudgmentState.GRADED, grade=3, assessor="ann"))
+        store.log.record(Judgment(query_id="q1", doc_id="d1", state=JudgmentState.GRADED, grade=3, assessor="ann"))
     assert str(raised.value) == expected and hint in (raised.value.hint or "")
     qrels = _write(tmp_path / "bad.qrels", "q1 0 d1 1\nq1 0 d2 3\n")
     with pytest.raises(InputError) as raised:
@@ -160,7 +160,7 @@ def test_one_grade_check_for_judging_and_every_import(store: Store, tmp_path: Pa
     with pytest.raises(InputError) as raised:
         importing.import_judgments(store, log)
     assert str(raised.value) == f"{log}:1: {expected}" and hint in (raised.value.hint or "")
-    assert store.events() == []  # nothing half-written
+    assert store.log.events() == []  # nothing half-written
 
 
 def _write(path: Path, text: str) -> Path:

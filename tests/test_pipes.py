@@ -13,12 +13,12 @@ from qrelkit.storage import Store
 def test_a_reader_that_stops_early_gets_no_error(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     with Store.open(db) as store:
-        store.import_queries([(1, Query(id="q1", text="x", stratum="default"))], source="t")
+        store.imports.queries([(1, Query(id="q1", text="x", stratum="default"))], source="t")
         events = (
             (n, Judgment(query_id="q1", doc_id=f"d{n}", state=JudgmentState.GRADED, grade=1, assessor="a"))
             for n in range(1, 60_001)
         )
-        store.import_judgments(events, source="t")
+        store.imports.judgments(events, source="t")
     proc = subprocess.Popen(
         [sys.executable, "-m", "qrelkit", "--db", str(db), "export", "judgments"],
         stdout=subprocess.PIPE,

@@ -24,8 +24,8 @@ STATES = [JudgmentState.GRADED] * 4 + [
 
 
 def _expected(store: Store) -> dict[str, tuple[int, int, int]]:
-    resolved = resolution.resolve_events(store.events(), store.label_policy)
-    out = {q.id: [0, 0, 0] for q in store.queries()}
+    resolved = resolution.resolve_events(store.log.events(), store.settings.label_policy)
+    out = {q.id: [0, 0, 0] for q in store.reads.queries()}
     for (q, _), (state, _) in resolved.items():
         if q in out and state is LabelState.GRADED:
             out[q][0] += 1
@@ -39,7 +39,7 @@ def _expected(store: Store) -> dict[str, tuple[int, int, int]]:
 
 
 def _got(store: Store) -> dict[str, tuple[int, int, int]]:
-    return {p.query_id: (p.labeled, p.skipped, p.unlabeled) for p in store.progress()}
+    return {p.query_id: (p.labeled, p.skipped, p.unlabeled) for p in store.counts.progress()}
 
 
 def _event(rnd: random.Random, queries: int) -> Judgment:
@@ -55,16 +55,16 @@ def test_counts_stay_equal_to_the_log_through_every_kind_of_change(tmp_path: Pat
     rnd = random.Random(20261201)
     store = Store.open(tmp_path / "s.db")
     queries = 12
-    store.import_queries([(i, Query(id=f"q{i}", text="x", stratum="s")) for i in range(queries)], source="t",
+    store.imports.queries([(i, Query(id=f"q{i}", text="x", stratum="s")) for i in range(queries)], source="t",
                          create_strata=True)  # fmt: skip
     assert _got(store) == _expected(store)
     for step in range(60):
         kind = rnd.random()
         if kind < 0.7:
             for _ in range(rnd.randint(1, 5)):
-                store.record(_event(rnd, queries))
+                store.log.record(_event(rnd, queries))
         elif kind < 0.85:
-            store.add_to_pool(
+            store.imports.pool_entries(
                 PoolEntry(
                     query_id=f"q{rnd.randrange(queries)}", doc_id=f"d{rnd.randrange(12)}", source="r", best_rank=1
                 )
@@ -72,10 +72,10 @@ def test_counts_stay_equal_to_the_log_through_every_kind_of_change(tmp_path: Pat
             )
         elif kind < 0.92 and step % 3 == 0:
             victim = f"q{rnd.randrange(queries)}"
-            if store.query_footprint(victim) is not None:
-                store.remove_query(victim, assessor="owner")
+            if store.removals.query_footprint(victim) is not None:
+                store.removals.remove_query(victim, assessor="owner")
         else:
-            store.import_queries([(1, Query(id=f"q{rnd.randrange(queries)}", text="back", stratum="s"))], source="t")
+            store.imports.queries([(1, Query(id=f"q{rnd.randrange(queries)}", text="back", stratum="s"))], source="t")
         assert _got(store) == _expected(store), f"step {step}"
 
 
@@ -83,9 +83,9 @@ def test_many_changes_recompute_everything_and_a_few_only_those(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = Store.open(tmp_path / "s.db")
-    store.import_queries([(i, Query(id=f"q{i}", text="x", stratum="s")) for i in range(30)], source="t",
+    store.imports.queries([(i, Query(id=f"q{i}", text="x", stratum="s")) for i in range(30)], source="t",
                          create_strata=True)  # fmt: skip
-    store.progress()
+    store.counts.progress()
     recomputed: list[object] = []
     original = counts_module.Counts._recompute
 
@@ -94,11 +94,11 @@ def test_many_changes_recompute_everything_and_a_few_only_those(
         return original(self, stale, everything=everything)
 
     monkeypatch.setattr(counts_module.Counts, "_recompute", spy)
-    store.record(Judgment(query_id="q3", doc_id="d", state=JudgmentState.GRADED, grade=1, assessor="a"))
-    store.progress()
-    store.progress()
+    store.log.record(Judgment(query_id="q3", doc_id="d", state=JudgmentState.GRADED, grade=1, assessor="a"))
+    store.counts.progress()
+    store.counts.progress()
     assert recomputed == [["q3"], []]  # only the query with a new event, then nothing
     monkeypatch.setattr(counts_module, "FULL_RECOMPUTE", 5)
     for i in range(10):
-        store.record(Judgment(query_id=f"q{i}", doc_id="d", state=JudgmentState.SKIPPED, assessor="a"))
+        store.log.record(Judgment(query_id=f"q{i}", doc_id="d", state=JudgmentState.SKIPPED, assessor="a"))
     assert _got(store) == _expected(store) and recomputed[-1] == "all"

@@ -159,10 +159,10 @@ def test_queue_orders(run_cli: Cli) -> None:
 
     # a judged pair leaves the queue; a skipped one too; a cleared one comes back
     with Store.open(run_cli.db) as s:
-        s.record(Judgment(query_id="h1", doc_id="b", state=JudgmentState.GRADED, grade=2, assessor="x"))
-        s.record(Judgment(query_id="h1", doc_id="c", state=JudgmentState.SKIPPED, assessor="x"))
-        s.record(Judgment(query_id="h2", doc_id="b", state=JudgmentState.GRADED, grade=2, assessor="x"))
-        s.record(Judgment(query_id="h2", doc_id="b", state=JudgmentState.CLEARED, assessor="x"))
+        s.log.record(Judgment(query_id="h1", doc_id="b", state=JudgmentState.GRADED, grade=2, assessor="x"))
+        s.log.record(Judgment(query_id="h1", doc_id="c", state=JudgmentState.SKIPPED, assessor="x"))
+        s.log.record(Judgment(query_id="h2", doc_id="b", state=JudgmentState.GRADED, grade=2, assessor="x"))
+        s.log.record(Judgment(query_id="h2", doc_id="b", state=JudgmentState.CLEARED, assessor="x"))
     left = {tuple(line.split("\t")[:2]) for line in run_cli("queue", "--format", "tsv").output.splitlines()}
     assert ("h1", "b") not in left and ("h1", "c") not in left and ("h2", "b") in left
 

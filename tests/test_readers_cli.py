@@ -179,7 +179,7 @@ def test_document_metadata_round_trips_through_the_store_and_a_version(run_cli: 
         "d3": {"tags": ["a", "b"], "rank": 3, "extra": {"nested": {"deep": None}}},
     }
     with Store.open(run_cli.db) as store:
-        assert {d.id: d.metadata for d in store.documents()} == expected
+        assert {d.id: d.metadata for d in store.reads.documents()} == expected
     sets = tmp_path / "sets"
     run_cli("freeze", "gs", "1.0", "--out", str(sets))
     folder = sets / "gs" / "1.0"
@@ -190,7 +190,7 @@ def test_document_metadata_round_trips_through_the_store_and_a_version(run_cli: 
     other.tmp.mkdir()
     other("import", "version", str(folder))
     with Store.open(other.db) as store:
-        assert {d.id: d.metadata for d in store.documents()} == expected
+        assert {d.id: d.metadata for d in store.reads.documents()} == expected
     other("freeze", "gs", "1.1", "--out", str(sets))
     assert (sets / "gs" / "1.1" / "documents.jsonl").read_bytes() == (folder / "documents.jsonl").read_bytes()
     first = json.loads((folder / "manifest.json").read_text())
@@ -225,7 +225,7 @@ def test_a_store_from_before_metadata_is_migrated_and_keeps_its_documents(tmp_pa
     conn.close()
     with Store.open(path) as store:
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
-        doc = store.document("d1")
+        doc = store.reads.document("d1")
         assert doc is not None and (doc.title, doc.text, doc.metadata) == ("t", "x", None)
 
 

@@ -32,14 +32,14 @@ def test_the_store_resolves_as_the_reference(
 ) -> None:
     log = [_event(*e) for e in events]
     store = Store.memory()
-    store.import_queries([(1, Query(id="q", text="x"))], source="t")
-    store.configure(label_policy=policy)
+    store.imports.queries([(1, Query(id="q", text="x"))], source="t")
+    store.settings.configure(label_policy=policy)
     for e in log:
-        store.record(e)
+        store.log.record(e)
     expected = resolve_events(log, policy)
-    labels = {(q, d): g for q, d, g in store.label_rows()}
+    labels = {(q, d): g for q, d, g in store.reads.label_rows()}
     assert labels == {p: g for p, (s, g) in expected.items() if s is LabelState.GRADED}
-    assert set(store.skipped()) == {p for p, (s, _) in expected.items() if s is LabelState.SKIPPED}
+    assert set(store.reads.skipped()) == {p for p, (s, _) in expected.items() if s is LabelState.SKIPPED}
     shown = {d.doc_id: (d.state, d.grade) for d in documents(store, "q")}
     assert shown == {d: (s, g) for (_, d), (s, g) in expected.items()}
     store.close()

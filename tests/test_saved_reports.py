@@ -41,7 +41,7 @@ def test_save_says_what_it_kept_under_which_id(run_cli: Cli) -> None:
         "saved comparison report 3: bm25.run vs bm25-title.run (qrelkit reports show 3)"
     )
     with Store.open(run_cli.db) as s:  # the store agrees: the newest of each kind
-        score, comparison = s.latest_report("score"), s.latest_report("comparison")
+        score, comparison = s.reports.latest("score"), s.reports.latest("comparison")
     assert score is not None and score.name == "bm25-title.run"
     assert comparison is not None and comparison.name == "bm25.run vs bm25-title.run"
     assert not run_cli("score", RUNS[0]).stderr  # without --save nothing is kept, nothing said

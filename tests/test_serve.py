@@ -235,9 +235,9 @@ def test_a_reader_connection_keeps_the_wal_of_its_process(tmp_path: Path) -> Non
     other = f"from qrelkit.storage import Store; Store.open({str(db)!r}).close()"
     subprocess.run([sys.executable, "-c", other], check=True)
     assert Path(f"{db}-wal").exists()
-    main.configure(name="kept")
+    main.settings.configure(name="kept")
     seen = subprocess.run(
-        [sys.executable, "-c", f"from qrelkit.storage import Store; print(Store.open({str(db)!r}).name)"],
+        [sys.executable, "-c", f"from qrelkit.storage import Store; print(Store.open({str(db)!r}).settings.name)"],
         capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     reader.close()

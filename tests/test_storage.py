@@ -13,7 +13,7 @@ from qrelkit.workflows.pairs import documents
 
 
 def _queries(store: Store, *ids: str) -> None:
-    store.import_queries(((i, Query(id=q, text=q)) for i, q in enumerate(ids, 1)), source="t")
+    store.imports.queries(((i, Query(id=q, text=q)) for i, q in enumerate(ids, 1)), source="t")
 
 
 def ev(q: str, d: str, state: JudgmentState, grade: int | None = None, who: str = "ann") -> Judgment:
@@ -22,20 +22,20 @@ def ev(q: str, d: str, state: JudgmentState, grade: int | None = None, who: str 
 
 def test_current_label_is_derived_from_the_latest_event(store: Store) -> None:
     _queries(store, "q1")
-    store.record(ev("q1", "a", JudgmentState.GRADED, 2))
-    store.record(ev("q1", "b", JudgmentState.GRADED, 0))
-    store.record(ev("q1", "c", JudgmentState.GRADED, 3))
-    store.record(ev("q1", "c", JudgmentState.SKIPPED))
-    store.record(ev("q1", "a", JudgmentState.GRADED, 1, who="bob"))
-    store.record(ev("q1", "d", JudgmentState.GRADED, 3))
-    store.record(ev("q1", "d", JudgmentState.CLEARED))
-    assert sorted(store.labels(), key=lambda lab: lab.doc_id) == [
+    store.log.record(ev("q1", "a", JudgmentState.GRADED, 2))
+    store.log.record(ev("q1", "b", JudgmentState.GRADED, 0))
+    store.log.record(ev("q1", "c", JudgmentState.GRADED, 3))
+    store.log.record(ev("q1", "c", JudgmentState.SKIPPED))
+    store.log.record(ev("q1", "a", JudgmentState.GRADED, 1, who="bob"))
+    store.log.record(ev("q1", "d", JudgmentState.GRADED, 3))
+    store.log.record(ev("q1", "d", JudgmentState.CLEARED))
+    assert sorted(store.reads.labels(), key=lambda lab: lab.doc_id) == [
         Label(query_id="q1", doc_id="a", grade=1),
         Label(query_id="q1", doc_id="b", grade=0),
     ]
-    assert store.skipped() == [("q1", "c")]
+    assert store.reads.skipped() == [("q1", "c")]
     # the log keeps every event, in order
-    assert [(e.doc_id, e.state, e.grade) for e in store.events()] == [
+    assert [(e.doc_id, e.state, e.grade) for e in store.log.events()] == [
         ("a", "graded", 2),
         ("b", "graded", 0),
         ("c", "graded", 3),
@@ -48,37 +48,37 @@ def test_current_label_is_derived_from_the_latest_event(store: Store) -> None:
 
 def test_unlabeled_pool_excludes_labeled_and_skipped(store: Store) -> None:
     _queries(store, "q1")
-    store.add_to_pool([PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate("abcd", 1)])
-    store.record(ev("q1", "a", JudgmentState.GRADED, 0))
-    store.record(ev("q1", "b", JudgmentState.SKIPPED))
-    store.record(ev("q1", "c", JudgmentState.GRADED, 2))
-    store.record(ev("q1", "c", JudgmentState.CLEARED))
-    assert [p.doc_id for p in store.unlabeled_pool()] == ["c", "d"]
-    st = store.status()
+    store.imports.pool_entries([PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate("abcd", 1)])
+    store.log.record(ev("q1", "a", JudgmentState.GRADED, 0))
+    store.log.record(ev("q1", "b", JudgmentState.SKIPPED))
+    store.log.record(ev("q1", "c", JudgmentState.GRADED, 2))
+    store.log.record(ev("q1", "c", JudgmentState.CLEARED))
+    assert [p.doc_id for p in store.pool.unlabeled()] == ["c", "d"]
+    st = store.reads.status()
     assert (st.labels, st.skipped, st.unlabeled_pool) == ({"0": 1}, 1, 2)
 
 
 def test_failed_qrels_import_leaves_the_store_unchanged(store: Store) -> None:
     _queries(store, "q1")
-    before = store.counts()
+    before = store.reads.table_counts()
     records = [QrelRecord("q1", "a", 1, 1), QrelRecord("q1", "b", -1, 2), QrelRecord("q9", "c", 1, 3)]
     with pytest.raises(InputError, match=r"f.qrels:3: query 'q9' is not in the golden set"):
-        store.import_qrels(iter(records), source="f.qrels", assessor="x")
-    assert store.counts() == before
+        store.imports.qrels(iter(records), source="f.qrels", assessor="x")
+    assert store.reads.table_counts() == before
 
 
 def test_grade_above_scale_is_refused_with_the_line(store: Store) -> None:
     _queries(store, "q1")
     with pytest.raises(InputError, match=r"f:1: grade 4 is above the scale's highest grade 3"):
-        store.import_qrels(iter([QrelRecord("q1", "a", 4, 1)]), source="f", assessor="x")
+        store.imports.qrels(iter([QrelRecord("q1", "a", 4, 1)]), source="f", assessor="x")
 
 
 def test_unknown_stratum_is_refused_unless_created(store: Store) -> None:
     with pytest.raises(InputError, match="unknown stratum 'nav'"):
-        store.import_queries(iter([(1, Query(id="q", text="t", stratum="nav"))]), source="f")
-    assert store.counts()["queries"] == 0
-    store.import_queries(iter([(1, Query(id="q", text="t", stratum="nav"))]), source="f", create_strata=True)
-    assert [s.name for s in store.strata()] == ["nav"]
+        store.imports.queries(iter([(1, Query(id="q", text="t", stratum="nav"))]), source="f")
+    assert store.reads.table_counts()["queries"] == 0
+    store.imports.queries(iter([(1, Query(id="q", text="t", stratum="nav"))]), source="f", create_strata=True)
+    assert [s.name for s in store.settings.strata()] == ["nav"]
 
 
 def test_file_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:
@@ -86,11 +86,11 @@ def test_file_store_is_wal_and_synchronous_full(tmp_path: Path) -> None:
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     _queries(store, "q1")
-    store.record(ev("q1", "a", JudgmentState.GRADED, 3))
+    store.log.record(ev("q1", "a", JudgmentState.GRADED, 3))
     store.close()
     # a second connection sees the committed event: nothing was left in a transaction
     again = Store.open(tmp_path / "s.db")
-    assert again.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
+    assert again.reads.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
     assert again.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
@@ -99,15 +99,15 @@ def test_load_version_is_one_transaction(tmp_path: Path, store: Store) -> None:
 
     source = Store.memory()
     _queries(source, "q1")
-    source.record(ev("q1", "a", JudgmentState.GRADED, 2))
+    source.log.record(ev("q1", "a", JudgmentState.GRADED, 2))
     versions.freeze(source, tmp_path, "g", "1")
     folder = tmp_path / "g" / "1"
     with open(folder / "judgments.jsonl", "a") as fh:  # an event for an unknown query, on line 2
         fh.write('{"query_id": "q9", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "a"}\n')
-    before = store.counts()
+    before = store.reads.table_counts()
     with pytest.raises(InputError, match="judgments.jsonl:2: query 'q9'"):
         versions.load_version(store, folder, check=False)
-    assert store.counts() == before
+    assert store.reads.table_counts() == before
 
 
 def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
@@ -126,8 +126,8 @@ def test_a_version_1_store_is_migrated_in_place(tmp_path: Path) -> None:
     store = Store.open(path)
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     # judged before votes existed: the store keeps "the latest event wins"
-    assert store.label_policy == "latest"
-    assert store.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
+    assert store.settings.label_policy == "latest"
+    assert store.reads.labels() == [Label(query_id="q1", doc_id="a", grade=3)]
     assert documents(store, "q1")[0].assessor == "bob"
 
 
@@ -138,23 +138,25 @@ def test_the_one_event_per_pair_fast_path_gives_the_resolved_labels(tmp_path: Pa
     from qrelkit.models import Judgment, JudgmentState, LabelState, Query
 
     store = Store.open(tmp_path / "s.db")
-    store.import_queries([(1, Query(id="q", text="x", stratum="s"))], source="t", create_strata=True)
+    store.imports.queries([(1, Query(id="q", text="x", stratum="s"))], source="t", create_strata=True)
     kinds = [
         (JudgmentState.GRADED, 2), (JudgmentState.GRADED, 0), (JudgmentState.SKIPPED, None),
         (JudgmentState.RETRACTED, None), (JudgmentState.CLEARED, None), (JudgmentState.ADJUDICATED, 3),
     ]  # fmt: skip
     for i, (state, grade) in enumerate(kinds):
-        store.record(Judgment(query_id="q", doc_id=f"d{i}", state=state, grade=grade, assessor="a"))
-    store.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.NOTED, assessor="b", note="n"))
+        store.log.record(Judgment(query_id="q", doc_id=f"d{i}", state=state, grade=grade, assessor="a"))
+    store.log.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.NOTED, assessor="b", note="n"))
 
     def expected() -> list[tuple[str, str, int]]:
-        resolved = resolution.resolve_events(store.events(), store.label_policy)
+        resolved = resolution.resolve_events(store.log.events(), store.settings.label_policy)
         return sorted((q, d, g) for (q, d), (st, g) in resolved.items() if st is LabelState.GRADED and g is not None)
 
-    assert [tuple(r) for r in store.label_rows()] == expected() == [("q", "d0", 2), ("q", "d1", 0), ("q", "d5", 3)]
-    assert [tuple(r) for r in store.iter_label_rows()] == expected()
-    store.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.GRADED, grade=0, assessor="b"))
-    assert [tuple(r) for r in store.label_rows()] == expected()  # two votes now: resolved by the policy
+    assert (
+        [tuple(r) for r in store.reads.label_rows()] == expected() == [("q", "d0", 2), ("q", "d1", 0), ("q", "d5", 3)]
+    )
+    assert [tuple(r) for r in store.reads.iter_label_rows()] == expected()
+    store.log.record(Judgment(query_id="q", doc_id="d0", state=JudgmentState.GRADED, grade=0, assessor="b"))
+    assert [tuple(r) for r in store.reads.label_rows()] == expected()  # two votes now: resolved by the policy
 
 
 def test_a_new_store_has_the_schema_every_earlier_store_has(tmp_path: Path) -> None:

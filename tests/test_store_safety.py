@@ -86,7 +86,7 @@ def test_a_store_whose_commits_are_only_in_its_wal_is_still_a_store(tmp_path: Pa
         "import os, sys\n"
         "from qrelkit.models import Stratum\n"
         "from qrelkit.storage import Store\n"
-        "Store.open(sys.argv[1]).set_stratum(Stratum(name='a', weight=2))\n"
+        "Store.open(sys.argv[1]).settings.set_stratum(Stratum(name='a', weight=2))\n"
         "os._exit(0)\n"  # killed: nothing checkpointed into the file
     )
     subprocess.run([sys.executable, "-c", script, str(db)], check=True)
@@ -167,11 +167,21 @@ def test_init_changes_only_what_is_given(run_cli: Cli) -> None:
     out = run_cli("init", "--name", "b").output
     assert "name: a -> b" in out and "grades" not in out and "policy" not in out
     with Store.open(run_cli.db, create=False) as s:
-        assert (s.name, s.scale.max_grade, s.scale.relevance_threshold, s.label_policy) == ("b", 4, 2, "latest")
+        assert (
+            s.settings.name,
+            s.settings.scale.max_grade,
+            s.settings.scale.relevance_threshold,
+            s.settings.label_policy,
+        ) == ("b", 4, 2, "latest")
     assert "label policy: latest -> median" in run_cli("init", "--label-policy", "median").output
     assert "unchanged" in run_cli("init").output
     with Store.open(run_cli.db, create=False) as s:
-        assert (s.name, s.scale.max_grade, s.scale.relevance_threshold, s.label_policy) == ("b", 4, 2, "median")
+        assert (
+            s.settings.name,
+            s.settings.scale.max_grade,
+            s.settings.scale.relevance_threshold,
+            s.settings.label_policy,
+        ) == ("b", 4, 2, "median")
     bad = run_cli("init", "--threshold", "5", ok=False)
     one_line_error(bad, "--threshold 5 is above --max-grade 4")
 
@@ -186,7 +196,7 @@ def test_init_of_a_new_store_writes_the_defaults(run_cli: Cli) -> None:
 
 def descriptions(db: Path) -> dict[str, str | None]:
     with Store.open(db, create=False) as s:
-        return {q.id: q.description for q in s.queries()}
+        return {q.id: q.description for q in s.reads.queries()}
 
 
 def test_reimporting_queries_keeps_their_descriptions(run_cli: Cli) -> None:
@@ -201,7 +211,7 @@ def test_reimporting_queries_keeps_their_descriptions(run_cli: Cli) -> None:
     run_cli("import", "queries", str(run_cli.write("q2.jsonl", json.dumps(again[0]))))
     assert descriptions(run_cli.db) == {"q1": "must mention sort", "q2": "must mention dict"}
     with Store.open(run_cli.db, create=False) as s:
-        assert s.query("q1") is not None and s.query("q1").text == "one, edited"  # type: ignore[union-attr]
+        assert s.reads.query("q1") is not None and s.reads.query("q1").text == "one, edited"  # type: ignore[union-attr]
     cleared = {"id": "q2", "text": "two", "stratum": "default", "description": None}
     run_cli("import", "queries", str(run_cli.write("q3.jsonl", json.dumps(cleared))))
     assert descriptions(run_cli.db)["q2"] is None  # an explicit null clears it
@@ -219,7 +229,7 @@ def test_a_new_query_without_a_stratum_is_refused(run_cli: Cli) -> None:
     jl = run_cli.write("q.jsonl", json.dumps({"id": "q3", "text": "three"}))
     one_line_error(run_cli("import", "queries", str(jl), ok=False), f"{jl}:1: query 'q3' has no stratum")
     with Store.open(run_cli.db, create=False) as s:
-        assert s.queries() == [] and s.strata() == []
+        assert s.reads.queries() == [] and s.settings.strata() == []
 
 
 def test_stratum_option_and_stored_strata(run_cli: Cli) -> None:
@@ -228,7 +238,7 @@ def test_stratum_option_and_stored_strata(run_cli: Cli) -> None:
     run_cli("import", "queries", "--stratum", "nav", str(run_cli.write("q.tsv", "q1\tone\nq2\ttwo\tdefault\n")))
     run_cli("import", "queries", str(run_cli.write("q2.tsv", "q1\tone, again\n")))  # keeps its stratum
     with Store.open(run_cli.db, create=False) as s:
-        assert s.query_strata() == {"q1": "nav", "q2": "default"}
+        assert s.settings.query_strata() == {"q1": "nav", "q2": "default"}
     one_line_error(run_cli("import", "queries", "--stratum", "a b", str(run_cli.write("q3.tsv", "q3\tx\n")), ok=False))
     unknown = run_cli("import", "queries", "--stratum", "tail", str(run_cli.write("q4.tsv", "q4\tx\n")), ok=False)
     one_line_error(unknown, "unknown stratum 'tail'")
@@ -243,7 +253,7 @@ def test_duplicate_document_ids_are_refused_naming_both_lines(run_cli: Cli) -> N
     path = run_cli.write("d.jsonl", "\n".join(map(json.dumps, docs)))
     one_line_error(run_cli("import", "docs", str(path), ok=False), f"{path}:3: duplicate document id 'd1'", "line 1")
     with Store.open(run_cli.db, create=False) as s:
-        assert s.counts()["documents"] == 0
+        assert s.reads.table_counts()["documents"] == 0
     ok = run_cli.write("ok.jsonl", "\n".join(map(json.dumps, docs[:2])))
     assert "imported 2 documents" in run_cli("import", "docs", str(ok)).output
     assert "imported 2 documents" in run_cli("import", "docs", str(ok)).output  # a re-import replaces
@@ -265,23 +275,23 @@ def test_duplicate_ids_in_a_beir_corpus(run_cli: Cli, tmp_path: Path) -> None:
 def test_loading_the_same_version_again_changes_nothing(run_cli: Cli) -> None:
     run_cli("import", "version", str(PYDOCS))
     with Store.open(run_cli.db, create=False) as s:
-        before = s.counts()
+        before = s.reads.table_counts()
     out = run_cli("import", "version", str(PYDOCS)).output
     assert "already holds pydocs 1.0" in out and "nothing to do" in out
     with Store.open(run_cli.db, create=False) as s:
-        assert s.counts() == before
+        assert s.reads.table_counts() == before
 
 
 def test_loading_a_version_into_a_store_with_other_data_is_refused(run_cli: Cli) -> None:
     run_cli("init")
     run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tone\tdefault\n")))
     with Store.open(run_cli.db, create=False) as s:
-        before = s.counts()
+        before = s.reads.table_counts()
     refused = run_cli("import", "version", str(PYDOCS), ok=False)
     out = one_line_error(refused, "already holds other data (1 queries)", "new store")
     assert "inconsistent" not in out
     with Store.open(run_cli.db, create=False) as s:
-        assert s.counts() == before
+        assert s.reads.table_counts() == before
 
 
 # -- 7. a read-only or damaged store is one line -------------------------------------------------
@@ -305,13 +315,13 @@ def test_a_read_only_store_refuses_writes_in_one_line(tmp_path: Path) -> None:
 
     db = tmp_path / "s.db"
     with Store.open(db) as s:
-        s.set_stratum(Stratum(name="a", weight=1))
+        s.settings.set_stratum(Stratum(name="a", weight=1))
     conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, isolation_level=None, factory=store_module._Conn)
     ro = Store(conn)
     try:
-        assert [x.name for x in ro.strata()] == ["a"]
+        assert [x.name for x in ro.settings.strata()] == ["a"]
         with pytest.raises(StoreError, match="cannot write the store .*readonly"):
-            ro.set_stratum(Stratum(name="b", weight=1))
+            ro.settings.set_stratum(Stratum(name="b", weight=1))
     finally:
         ro.close()
 
@@ -347,7 +357,7 @@ def _full_store(tmp_path: Path) -> Store:
     from qrelkit.models import Query
 
     store = Store.open(tmp_path / "full.db", create=True)
-    store.import_queries([(1, Query(id="q1", text="x", stratum="s"))], source="q.tsv", create_strata=True)
+    store.imports.queries([(1, Query(id="q1", text="x", stratum="s"))], source="q.tsv", create_strata=True)
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
     store.conn.execute(f"PRAGMA max_page_count={pages}")
     return store
@@ -363,12 +373,12 @@ def test_a_full_disk_during_an_import_is_named_and_nothing_is_written(tmp_path: 
     store = _full_store(tmp_path)
     records = [QrelRecord("q1", f"doc-{i:06d}-" + "x" * 40, i % 2, i + 1) for i in range(20_000)]
     with pytest.raises(StoreError) as caught:
-        store.import_qrels(records, source="big.qrels", assessor="a")
+        store.imports.qrels(records, source="big.qrels", assessor="a")
     assert "no space left" in caught.value.message and "nothing of this command was written" in caught.value.message
     assert store.conn.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
     assert not store.conn.in_transaction
     store.conn.execute("PRAGMA max_page_count=1000000")  # space again: the store works
-    assert store.import_qrels(records[:10], source="small.qrels", assessor="a") == (10, 0)
+    assert store.imports.qrels(records[:10], source="small.qrels", assessor="a") == (10, 0)
 
 
 def test_an_io_error_on_a_full_disk_is_called_full_not_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

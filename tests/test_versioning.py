@@ -28,6 +28,8 @@ from qrelkit.models import (
     WeightChange,
 )
 from qrelkit.storage import Store
+from qrelkit.storage.log import Log
+from qrelkit.storage.reads import Reads
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
 RUN = str(PYDOCS.parent / "runs" / "bm25.run")
@@ -289,8 +291,8 @@ def test_freeze_and_export_stream_the_log_and_the_labels(run_cli: Cli, monkeypat
     def no_lists(*_a: object, **_k: object) -> None:
         raise AssertionError("the whole log or every label was read into a list")
 
-    monkeypatch.setattr(Store, "events", no_lists)
-    monkeypatch.setattr(Store, "labels", no_lists)
+    monkeypatch.setattr(Log, "events", no_lists)
+    monkeypatch.setattr(Reads, "labels", no_lists)
     manifest = versions.freeze(store, run_cli.tmp / "sets", "pydocs", "2.0")
     assert manifest.content_hash == in_memory
     for name in ("qrels.txt", "judgments.jsonl"):
@@ -366,7 +368,7 @@ from qrelkit.models import Judgment, JudgmentState
 from qrelkit.storage import Store
 store = Store.open(sys.argv[1])
 for i in range(int(sys.argv[2])):
-    store.record(Judgment(query_id=f"q{i % 5}", doc_id=f"d{i % 97}", state=JudgmentState.GRADED, grade=i % 4,
+    store.log.record(Judgment(query_id=f"q{i % 5}", doc_id=f"d{i % 97}", state=JudgmentState.GRADED, grade=i % 4,
                           assessor=f"a{i % 3}"))
 """
 
@@ -375,7 +377,7 @@ def test_versions_frozen_while_someone_judges_import_cleanly(run_cli: Cli) -> No
     """The snapshot is read in one transaction: versions frozen while another process writes
     judgments verify and import into a fresh store (3 of 15 did not when it was read piecewise)."""
     store = Store.open(run_cli.db)
-    store.import_queries(
+    store.imports.queries(
         [(i, Query(id=f"q{i}", text="x", stratum="s")) for i in range(5)], source="t", create_strata=True
     )
     store.close()

@@ -31,7 +31,7 @@ def test_the_queue_command_and_the_judging_screen_give_one_order(run_cli: Cli) -
         with Store.open(run_cli.db) as store:
             session = JudgingSession(store=store, assessor="ann", order=order)
             expected = [(i.query_id, i.doc_id) for i in session.queue()]
-            mine = set(store.pending_assignments("ann"))
+            mine = set(store.log.pending_assignments("ann"))
         assert [(i["query_id"], i["doc_id"]) for i in shown] == expected
         assert {(i["query_id"], i["doc_id"]) for i in shown[:6]} == mine
         assert all(i["source"] == "assigned" for i in shown[:6])

@@ -18,7 +18,7 @@ WRITER = Path(__file__).with_name("writer.py")
 
 def make_store(db: Path, queries: int = 20) -> None:
     with Store.open(db) as store:
-        store.import_queries([(i, Query(id=f"q{i}", text=f"query {i}")) for i in range(queries)], source="t")
+        store.imports.queries([(i, Query(id=f"q{i}", text=f"query {i}")) for i in range(queries)], source="t")
 
 
 def start_writer(db: Path, assessor: str, count: int, *, merge_stderr: bool = False) -> subprocess.Popen[str]:

@@ -43,6 +43,6 @@ def test_four_processes_write_ten_thousand_events(tmp_path: Path) -> None:
         if (q, d) not in expected or expected[(q, d)][0] < seq:
             expected[(q, d)] = (seq, g)
     with Store.open(db) as store:
-        labels = {(lab.query_id, lab.doc_id): lab.grade for lab in store.labels()}
+        labels = {(lab.query_id, lab.doc_id): lab.grade for lab in store.reads.labels()}
     assert labels == {pair: g for pair, (_, g) in expected.items()}
     log(f"concurrency: {PROCESSES} processes, {EVENTS} events in {elapsed:.1f} s, none lost, labels as expected")

@@ -17,10 +17,10 @@ from qrelkit.workflows.judging import JudgingSession
 def make_store(path: str | None = None) -> Store:
     """Two queries; q1 has four pooled documents (one already graded by bob), q2 two."""
     store = Store.open(path) if path else Store.memory()
-    store.configure(name="tiny")
-    store.set_stratum(Stratum(name="nav", weight=0.6))
-    store.set_stratum(Stratum(name="howto", weight=0.4))
-    store.import_queries(
+    store.settings.configure(name="tiny")
+    store.settings.set_stratum(Stratum(name="nav", weight=0.6))
+    store.settings.set_stratum(Stratum(name="howto", weight=0.4))
+    store.imports.queries(
         [
             (1, Query(id="q1", text="assert statement", stratum="nav", description="The assert reference.")),
             (2, Query(id="q2", text="sort a list", stratum="howto")),
@@ -34,12 +34,12 @@ def make_store(path: str | None = None) -> Store:
         Document(id="d4", title="Exceptions", text="AssertionError is raised by a failed assert."),
         Document(id="d5", title="sorted", text="sorted() returns a new sorted list."),
     ]
-    store.import_documents(docs)
-    store.add_to_pool(
+    store.imports.documents(docs)
+    store.imports.pool_entries(
         [PoolEntry(query_id="q1", doc_id=d, best_rank=r) for r, d in enumerate(["d1", "d2", "d3", "d4"], 1)]
         + [PoolEntry(query_id="q2", doc_id=d, best_rank=r) for r, d in enumerate(["d3", "d5"], 1)]
     )
-    store.import_judgments(
+    store.imports.judgments(
         [
             (
                 1,

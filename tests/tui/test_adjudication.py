@@ -16,7 +16,7 @@ from .conftest import judge_app, make_store
 
 
 def _grade(store: Store, q: str, d: str, who: str, g: int) -> None:
-    store.record(Judgment(query_id=q, doc_id=d, state=JudgmentState.GRADED, grade=g, assessor=who))
+    store.log.record(Judgment(query_id=q, doc_id=d, state=JudgmentState.GRADED, grade=g, assessor=who))
 
 
 def disputed() -> Store:
@@ -24,7 +24,7 @@ def disputed() -> Store:
     lead voted on d4."""
     store = make_store()
     runs = [RunLists("a", {"q1": ["d3", "d1", "d2", "d4"]}), RunLists("b", {"q1": ["d4", "d3", "d2", "d1"]})]
-    store.pool_runs(runs, depth=4, paths=["a.run", "b.run"])
+    store.pool.add_runs(runs, depth=4, paths=["a.run", "b.run"])
     for doc, (ann, bob) in {"d1": (0, 3), "d3": (1, 2), "d4": (0, 2)}.items():
         _grade(store, "q1", doc, "ann", ann)
         _grade(store, "q1", doc, "bob", bob)
@@ -43,7 +43,7 @@ def _votes(app: JudgeApp) -> str:
 
 
 def _adjudicated(store: Store) -> list[tuple[str, int | None]]:
-    return [(e.doc_id, e.grade) for e in store.events() if e.state is JudgmentState.ADJUDICATED]
+    return [(e.doc_id, e.grade) for e in store.log.events() if e.state is JudgmentState.ADJUDICATED]
 
 
 async def test_items_come_by_a_priority_that_differs_and_is_shown_with_the_guidelines() -> None:
@@ -106,11 +106,11 @@ async def test_e_notes_the_pair_without_a_vote() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         screen = _screen(app)
         doc = screen.items[0].doc_id
-        labels = [(x.doc_id, x.grade) for x in store.labels()]
+        labels = [(x.doc_id, x.grade) for x in store.reads.labels()]
         await pilot.press("e", *"ask ann", "ctrl+s")
-        last = store.events()[-1]
+        last = store.log.events()[-1]
         assert (last.doc_id, last.state, last.assessor, last.note) == (doc, JudgmentState.NOTED, "lead", "ask ann")
-        assert [(x.doc_id, x.grade) for x in store.labels()] == labels and len(screen.items) == 3
+        assert [(x.doc_id, x.grade) for x in store.reads.labels()] == labels and len(screen.items) == 3
 
 
 async def test_g_shows_the_guidelines_and_esc_goes_back() -> None:

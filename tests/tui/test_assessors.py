@@ -19,14 +19,14 @@ from .conftest import judge_app, make_store
 
 
 def _grade(store: Store, q: str, d: str, who: str, g: int) -> None:
-    store.record(Judgment(query_id=q, doc_id=d, state=JudgmentState.GRADED, grade=g, assessor=who))
+    store.log.record(Judgment(query_id=q, doc_id=d, state=JudgmentState.GRADED, grade=g, assessor=who))
 
 
 def _export(store: Store) -> str:
     import io
 
     out = io.StringIO()
-    trec.write_qrels(store.labels(), out)
+    trec.write_qrels(store.reads.labels(), out)
     return out.getvalue()
 
 
@@ -46,9 +46,9 @@ async def test_adjudicating_a_disagreement_changes_the_exported_label_and_keeps_
         await pilot.press("n")
         assert "No disagreement left" in str(screen.query_one("#query", Static).render())
     assert "q2 0 d3 2\n" in _export(store)
-    events = [(e.assessor, e.state.value, e.grade) for e in store.events("q2") if e.doc_id == "d3"]
+    events = [(e.assessor, e.state.value, e.grade) for e in store.log.events("q2") if e.doc_id == "d3"]
     assert events == [("ann", "graded", 0), ("bob", "graded", 2), ("lead", "adjudicated", 2)]
-    adjudication = [e for e in store.events("q2") if e.state is JudgmentState.ADJUDICATED][0]
+    adjudication = [e for e in store.log.events("q2") if e.state is JudgmentState.ADJUDICATED][0]
     assert adjudication.note == "adjudicated over ann 0, bob 2"
     assert disagreements(store) == []
 
@@ -64,7 +64,7 @@ async def test_disagreements_come_most_distant_first() -> None:
 
 async def test_overlap_pairs_are_blind_and_come_first() -> None:
     store = make_store()
-    store.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
+    store.log.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
     _grade(store, "q2", "d5", "bob", 3)  # bob judged first; ann must not see his grade
     app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -91,7 +91,7 @@ async def test_overlap_pairs_are_blind_and_come_first() -> None:
 async def test_u_retracts_only_the_assessors_own_vote_on_an_overlap_pair() -> None:
     """A vote is only its assessor's: ann's `u` takes back ann's grade; bob's stands."""
     store = make_store()
-    store.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
+    store.log.assign([("q2", "d5", "ann"), ("q2", "d5", "bob")])
     _grade(store, "q2", "d5", "bob", 3)
     _grade(store, "q2", "d5", "ann", 1)
     app = judge_app(store, "ann", query="q2")
@@ -102,7 +102,9 @@ async def test_u_retracts_only_the_assessors_own_vote_on_an_overlap_pair() -> No
         assert isinstance(screen, JudgingScreen)
         screen.position = next(i for i, d in enumerate(screen.docs) if d.doc_id == "d5")
         await pilot.press("u")
-        assert store.events("q2")[-1].state is JudgmentState.RETRACTED and store.events("q2")[-1].assessor == "ann"
+        assert (
+            store.log.events("q2")[-1].state is JudgmentState.RETRACTED and store.log.events("q2")[-1].assessor == "ann"
+        )
     d5 = {d.doc_id: d for d in documents(store, "q2")}["d5"]
     assert d5.votes == {} and (d5.state, d5.grade, d5.assessor) == (LabelState.GRADED, 3, "bob")
 
@@ -110,7 +112,7 @@ async def test_u_retracts_only_the_assessors_own_vote_on_an_overlap_pair() -> No
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 def test_adjudication_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
     store = make_store()
-    store.record(
+    store.log.record(
         Judgment(query_id="q1", doc_id="d4", state=JudgmentState.GRADED, grade=0, assessor="ann", note="off topic")
     )
     _grade(store, "q1", "d4", "bob", 3)

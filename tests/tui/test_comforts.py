@@ -43,12 +43,12 @@ def _judging(app: JudgeApp) -> JudgingScreen:
 def long_store() -> Store:
     """`make_store` plus q3: thirty lines of guidelines over one document of 300 lines."""
     store = make_store()
-    store.import_queries(
+    store.imports.queries(
         [(3, Query(id="q3", text="long read", stratum="nav", description="\n".join(GUIDE)))], source="t"
     )
     body = "\n".join(f"line {n} of the long document" for n in range(1, 301))
-    store.import_documents([Document(id="long", title="Long", text=body)])
-    store.add_to_pool([PoolEntry(query_id="q3", doc_id="long", best_rank=1)])
+    store.imports.documents([Document(id="long", title="Long", text=body)])
+    store.imports.pool_entries([PoolEntry(query_id="q3", doc_id="long", best_rank=1)])
     return store
 
 
@@ -90,7 +90,7 @@ async def test_guidelines_that_fit_are_not_marked_cut() -> None:
 async def test_a_note_of_several_lines_is_saved_whole_and_read_whole_with_N() -> None:
     store = make_store()
     when = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    store.record(
+    store.log.record(
         Judgment(query_id="q1", doc_id="d1", state=JudgmentState.NOTED, assessor="bob", note="bob's", timestamp=when)
     )
     app = judge_app(store, "ann", query="q1")
@@ -98,7 +98,7 @@ async def test_a_note_of_several_lines_is_saved_whole_and_read_whole_with_N() ->
         await pilot.pause()
         assert _judging(app).docs[_judging(app).position].doc_id == "d1"
         await pilot.press("e", *"first line", "enter", *"second line", "ctrl+s")
-        last = store.events()[-1]
+        last = store.log.events()[-1]
         assert (last.doc_id, last.state, last.assessor, last.note) == (
             "d1", JudgmentState.NOTED, "ann", "first line\nsecond line",
         )  # fmt: skip
@@ -110,13 +110,13 @@ async def test_a_note_of_several_lines_is_saved_whole_and_read_whole_with_N() ->
         assert "bob · 2026-01-02 03:04\nbob's" in notes
         assert "\nfirst line\nsecond line" in notes and notes.index("bob") < notes.index("ann ·")
         await pilot.press("escape", "e", *"never saved", "escape")  # esc cancels
-        assert store.events()[-1] == last
+        assert store.log.events()[-1] == last
 
 
 async def test_a_note_too_long_for_the_line_is_cut_to_the_width_and_says_how_to_read_it() -> None:
     store = make_store()
     long_note = "this page only mentions the statement in passing, " * 4
-    store.record(Judgment(query_id="q1", doc_id="d2", state=JudgmentState.NOTED, assessor="bob", note=long_note))
+    store.log.record(Judgment(query_id="q1", doc_id="d2", state=JudgmentState.NOTED, assessor="bob", note=long_note))
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # d2
@@ -145,7 +145,7 @@ async def test_the_session_panel_counts_times_and_ticks_across_screens() -> None
         await pilot.press("s")
         panel = screen.query_one(SessionPanel)
         assert "judged 2 this session · median 7.0 s/doc" in str(panel.render())
-        recorded = [e.seconds for e in store.events() if e.assessor == "ann"]
+        recorded = [e.seconds for e in store.log.events() if e.assessor == "ann"]
         assert [round(s or 0) for s in recorded] == [5, 9]  # what the events record, as the panel
         panel.now = lambda: screen.shown_at + 65.5  # (+ 65 alone can come back as 64.999...: floating point)
         await until(pilot, lambda: "1:05 on this document" in str(panel.render()))  # it ticks by itself, once a second
@@ -187,19 +187,19 @@ async def test_the_document_scrolls_with_the_documented_keys_whatever_has_the_fo
             assert document.scroll_y == document.max_scroll_y > page
             await pilot.press("home")
             assert document.scroll_y == 0
-    assert [e for e in app.session.store.events() if e.assessor == "ann"] == []  # scrolling judges nothing
+    assert [e for e in app.session.store.log.events() if e.assessor == "ann"] == []  # scrolling judges nothing
 
 
 # -- 7. grades above 9 -------------------------------------------------------------------------
 
 
 def _grades(store: Store) -> list[int | None]:
-    return [e.grade for e in store.events() if e.assessor == "ann"]
+    return [e.grade for e in store.log.events() if e.assessor == "ann"]
 
 
 async def test_on_a_scale_above_9_digits_make_one_grade() -> None:
     store = make_store()
-    store.configure(scale=GradeScale.from_max(12))
+    store.settings.configure(scale=GradeScale.from_max(12))
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -232,7 +232,7 @@ async def test_on_a_scale_above_9_digits_make_one_grade() -> None:
 
 async def test_a_digit_typed_on_one_document_is_never_saved_on_another() -> None:
     store = make_store()
-    store.configure(scale=GradeScale.from_max(12))
+    store.settings.configure(scale=GradeScale.from_max(12))
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -246,7 +246,7 @@ async def test_a_digit_typed_on_one_document_is_never_saved_on_another() -> None
 
 async def test_on_a_scale_up_to_9_a_digit_judges_at_once() -> None:
     store = make_store()
-    store.configure(scale=GradeScale.from_max(9))
+    store.settings.configure(scale=GradeScale.from_max(9))
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
@@ -266,7 +266,7 @@ async def test_G_lists_every_grade_and_what_counts_as_relevant() -> None:
         await pilot.press("G")
         assert isinstance(app.screen, ReadingScreen)
         text = _text(app, "#text")
-        for level in store.scale.levels:
+        for level in store.settings.scale.levels:
             assert f"{level.grade:>3}  {level.name}" in text
         assert "0  irrelevant   not relevant" in text and "1  related      counts as relevant" in text
         assert "3  perfect      counts as relevant" in text

@@ -37,7 +37,7 @@ def _report(name: str, run: dict[str, dict[str, float]]) -> Any:
 
 def save_comparison(store: Store) -> Comparison:
     c = paired.compare(_report("base.run", BASE), _report("worse.run", WORSE), resamples=500)
-    store.save_report(c, "base.run vs worse.run")
+    store.reports.save(c, "base.run vs worse.run")
     store.conn.execute("UPDATE reports SET created = '2026-01-02T03:04:05+00:00'")
     return c
 
@@ -73,7 +73,7 @@ async def test_dashboard_without_reports_says_how_to_save_one() -> None:
 async def test_dashboard_falls_back_to_the_latest_score_report() -> None:
     store = make_store()
     report = _report("base.run", BASE)
-    store.save_report(report, "base.run")
+    store.reports.save(report, "base.run")
     app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")

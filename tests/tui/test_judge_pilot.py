@@ -19,7 +19,7 @@ from .conftest import judge_app, until
 
 
 def events(store: Store) -> list[tuple[str, str, str, int | None, str]]:
-    return [(e.query_id, e.doc_id, e.state.value, e.grade, e.assessor) for e in store.events()]
+    return [(e.query_id, e.doc_id, e.state.value, e.grade, e.assessor) for e in store.log.events()]
 
 
 async def test_grades_skip_and_advance_commit_before_moving(tiny_store: Store) -> None:
@@ -36,10 +36,10 @@ async def test_grades_skip_and_advance_commit_before_moving(tiny_store: Store) -
         await pilot.press("0")
         assert events(tiny_store)[-1] == ("q1", "d4", "graded", 0, "ann")
         assert isinstance(app.screen, NextQueryScreen)  # nothing unlabeled left in q1
-    labels = {(x.query_id, x.doc_id): x.grade for x in tiny_store.labels()}
+    labels = {(x.query_id, x.doc_id): x.grade for x in tiny_store.reads.labels()}
     assert labels == {("q1", "d1"): 3, ("q1", "d2"): 1, ("q1", "d4"): 0}
-    assert tiny_store.skipped() == [("q1", "d3")]
-    assert all(e.seconds is not None and e.seconds >= 0 for e in tiny_store.events() if e.assessor == "ann")
+    assert tiny_store.reads.skipped() == [("q1", "d3")]
+    assert all(e.seconds is not None and e.seconds >= 0 for e in tiny_store.log.events() if e.assessor == "ann")
 
 
 async def test_next_query_is_offered_and_opened(tiny_store: Store) -> None:
@@ -69,9 +69,9 @@ async def test_u_retracts_the_assessors_own_vote_and_stays(tiny_store: Store) ->
         await pilot.press("p", "p", "u")  # back over d2 to d1: take it back
         assert events(tiny_store)[-1] == ("q1", "d1", "retracted", None, "ann")
         assert "retracted your vote on d1" in str(screen.query_one("#saved").render())
-    labels = {(x.query_id, x.doc_id): x.grade for x in tiny_store.labels()}
+    labels = {(x.query_id, x.doc_id): x.grade for x in tiny_store.reads.labels()}
     assert labels == {("q1", "d2"): 1}  # bob's vote is untouched; ann's is gone
-    assert [e.state for e in tiny_store.events("q1") if e.doc_id == "d2"] == [
+    assert [e.state for e in tiny_store.log.events("q1") if e.doc_id == "d2"] == [
         JudgmentState.GRADED,
         JudgmentState.RETRACTED,
     ]
@@ -93,13 +93,13 @@ async def test_undo_takes_back_the_last_judgment_and_returns_to_it(tiny_store: S
         assert events(tiny_store)[-1] == ("q1", "d1", "retracted", None, "ann")
         await pilot.press("z")
         assert "nothing to undo" in str(screen.query_one("#saved").render())
-    assert ("q1", "d1") not in {(x.query_id, x.doc_id) for x in tiny_store.labels()}
+    assert ("q1", "d1") not in {(x.query_id, x.doc_id) for x in tiny_store.reads.labels()}
 
 
 async def test_moving_does_not_judge_and_stops_at_the_ends(tiny_store: Store) -> None:
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
-        before = len(tiny_store.events())
+        before = len(tiny_store.log.events())
         screen = app.screen
         assert isinstance(screen, JudgingScreen)
         await pilot.press("p", "left")
@@ -108,20 +108,20 @@ async def test_moving_does_not_judge_and_stops_at_the_ends(tiny_store: Store) ->
         assert screen.position == 3
         await pilot.press("p")
         assert screen.position == 2
-        assert len(tiny_store.events()) == before
+        assert len(tiny_store.log.events()) == before
 
 
 async def test_a_note_is_its_own_event_and_changes_no_vote(tiny_store: Store) -> None:
     """`e` on bob's graded pair: a `noted` event by ann; bob's grade, the label and the agreement
     units are as before, and the screen shows the note with its author."""
-    before = ([(x.doc_id, x.grade) for x in tiny_store.labels()], tiny_store.votes())
+    before = ([(x.doc_id, x.grade) for x in tiny_store.reads.labels()], tiny_store.log.votes())
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("n")  # d2, bob's grade 1
         await pilot.press("e")
         await pilot.press(*"too short")
         await pilot.press("ctrl+s")
-        last = tiny_store.events()[-1]
+        last = tiny_store.log.events()[-1]
         assert (last.doc_id, last.state.value, last.grade, last.note, last.assessor) == (
             "d2", "noted", None, "too short", "ann",
         )  # fmt: skip
@@ -131,16 +131,16 @@ async def test_a_note_is_its_own_event_and_changes_no_vote(tiny_store: Store) ->
         assert [(n.assessor, n.text) for n in shown.notes] == [("ann", "too short")]
         assert (shown.grade, shown.assessor) == (1, "bob")
         await pilot.press("e", "escape")  # cancelled: nothing recorded
-        assert tiny_store.events()[-1] == last
-    assert ([(x.doc_id, x.grade) for x in tiny_store.labels()], tiny_store.votes()) == before
+        assert tiny_store.log.events()[-1] == last
+    assert ([(x.doc_id, x.grade) for x in tiny_store.reads.labels()], tiny_store.log.votes()) == before
 
 
 async def test_grades_outside_the_scale_are_ignored(tiny_store: Store) -> None:
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
-        before = len(tiny_store.events())
+        before = len(tiny_store.log.events())
         await pilot.press("7", "9")
-        assert len(tiny_store.events()) == before
+        assert len(tiny_store.log.events()) == before
 
 
 async def test_help_shows_every_key(tiny_store: Store) -> None:
@@ -197,7 +197,7 @@ def _pool_two_runs(store: Store) -> None:
         RunLists("a", {"q1": ["d3", "d1", "d2", "d4"], "q2": ["d5", "d3"]}),
         RunLists("b", {"q1": ["d4", "d3", "d2", "d1"], "q2": ["d3", "d5"]}),
     ]
-    store.pool_runs(runs, depth=4, paths=["a.run", "b.run"])
+    store.pool.add_runs(runs, depth=4, paths=["a.run", "b.run"])
 
 
 @pytest.mark.parametrize("order", ["impact", "depth", "random"])
@@ -290,7 +290,7 @@ async def test_a_busy_store_delays_a_key_and_the_screen_says_so(tmp_path: Path) 
         screen.poll()
         assert "every judgment is saved" in str(screen.query_one("#saved").render())
     with Store.open(tmp_path / "s.db") as store:
-        assert [(e.doc_id, e.grade, e.assessor) for e in store.events("q1")][-1] == ("d1", 2, "ann")
+        assert [(e.doc_id, e.grade, e.assessor) for e in store.log.events("q1")][-1] == ("d1", 2, "ann")
 
 
 async def test_an_unexpected_error_ends_the_app_with_a_status_and_a_traceback_log(tiny_store: Store) -> None:
@@ -322,7 +322,7 @@ async def test_clearing_a_pair_for_everyone_asks_first_and_is_recorded_as_who_di
         assert events(tiny_store)[-1] == ("q1", "d2", "graded", 1, "bob")
         await pilot.press("X", "y")
         assert events(tiny_store)[-1] == ("q1", "d2", "cleared", None, "lead")
-    assert ("q1", "d2") not in {(x.query_id, x.doc_id) for x in tiny_store.labels()}
+    assert ("q1", "d2") not in {(x.query_id, x.doc_id) for x in tiny_store.reads.labels()}
 
 
 async def test_the_screen_shows_another_assessors_new_grade_and_leases_what_it_shows(tmp_path: Path) -> None:

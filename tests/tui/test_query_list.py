@@ -82,7 +82,7 @@ async def test_slash_searches_ids_and_text_as_you_type_and_esc_clears() -> None:
 
 async def test_queries_holding_my_pending_assignments_are_marked_and_a_filters_to_them() -> None:
     store = make_store()
-    store.assign([("q2", "d5", "ann"), ("q2", "d3", "ann"), ("q1", "d1", "bob")])
+    store.log.assign([("q2", "d5", "ann"), ("q2", "d3", "ann"), ("q1", "d1", "bob")])
     app = judge_app(store, "ann")
     async with app.run_test(size=(80, 24)) as pilot:
         screen, table = await _listing(app, pilot)
@@ -104,13 +104,13 @@ async def test_queries_holding_my_pending_assignments_are_marked_and_a_filters_t
 def big_store() -> Store:
     """5,000 queries and 200,000 pooled pairs (40 a query), through the store's own API."""
     store = Store.memory()
-    store.configure(name="big")
-    store.set_stratum(Stratum(name="nav", weight=1.0))
-    store.import_queries(
+    store.settings.configure(name="big")
+    store.settings.set_stratum(Stratum(name="nav", weight=1.0))
+    store.imports.queries(
         ((n, Query(id=f"q{n:04d}", text=f"query {n} about topic {n % 97}", stratum="nav")) for n in range(5000)),
         source="t",
     )
-    store.add_to_pool(
+    store.imports.pool_entries(
         PoolEntry(query_id=f"q{n:04d}", doc_id=f"d{(n * 31 + r) % 100_000:06d}", best_rank=r + 1)
         for n in range(5000)
         for r in range(40)

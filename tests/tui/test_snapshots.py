@@ -57,9 +57,9 @@ def test_judging_screen_with_cut_guidelines_a_long_note_and_a_grade_typed(
     from qrelkit.models import GradeScale
 
     store = long_store()
-    store.configure(scale=GradeScale.from_max(12))
+    store.settings.configure(scale=GradeScale.from_max(12))
     note = "Mentions the topic once.\nSecond line of the note."
-    store.record(Judgment(query_id="q3", doc_id="long", state=JudgmentState.NOTED, assessor="bob", note=note))
+    store.log.record(Judgment(query_id="q3", doc_id="long", state=JudgmentState.NOTED, assessor="bob", note=note))
 
     async def type_one(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
@@ -74,7 +74,7 @@ def test_judging_screen_with_cut_guidelines_a_long_note_and_a_grade_typed(
 @pytest.mark.parametrize("size", SIZES)
 def test_query_list_searching_with_an_assignment(snap_compare: Any, size: tuple[int, int]) -> None:
     store = make_store()
-    store.assign([("q1", "d3", "ann")])
+    store.log.assign([("q1", "d3", "ann")])
 
     async def search(pilot: Pilot[Any]) -> None:
         await _settle(pilot)

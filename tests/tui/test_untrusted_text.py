@@ -27,15 +27,15 @@ def nasty_store() -> Store:
     """`make_store` plus a query, a document, notes and names made of markup and an escape
     sequence; ann and bob[/] disagree on the document."""
     store = make_store()
-    store.configure(name=f"tiny{NASTY}")
+    store.settings.configure(name=f"tiny{NASTY}")
     levels = [GradeLevel(grade=g, name=f"g{g}[/]") for g in range(4)]
-    store.configure(scale=GradeScale(levels=levels))
+    store.settings.configure(scale=GradeScale(levels=levels))
     query = Query(id=QUERY, text=NASTY, stratum="nav", description=f"guide {NASTY}")
-    store.import_queries([(3, query)], source="t")
-    store.import_documents([Document(id=DOC, title=f"title {NASTY}", text=f"body {NASTY}")])
-    store.add_to_pool([PoolEntry(query_id=QUERY, doc_id=DOC, best_rank=1)])
+    store.imports.queries([(3, query)], source="t")
+    store.imports.documents([Document(id=DOC, title=f"title {NASTY}", text=f"body {NASTY}")])
+    store.imports.pool_entries([PoolEntry(query_id=QUERY, doc_id=DOC, best_rank=1)])
     for who, grade in (("ann", 0), (BOB, 3)):
-        store.record(
+        store.log.record(
             Judgment(query_id=QUERY, doc_id=DOC, state=JudgmentState.GRADED, grade=grade, assessor=who, note=NASTY)
         )
     return store
@@ -122,7 +122,7 @@ async def test_the_dashboard_shows_run_and_set_names_as_they_are() -> None:
             for n in ("bm25", "bm25-title"))  # fmt: skip
     comparison = paired.compare(a, b)
     store = make_store()
-    store.save_report(comparison, "x")
+    store.reports.save(comparison, "x")
     app = judge_app(store, "ann")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("d")

@@ -52,17 +52,21 @@ RAW: list[str] = [
 
 def hostile_store(path: Path) -> None:
     store = Store.open(path)
-    store.configure(name="hostile[/]")
-    store.set_stratum(Stratum(name="nav", weight=1.0))
-    store.import_queries([(1, Query(id=QUERY_ID, text=QUERY_TEXT, stratum="nav", description=DESCRIPTION))], source="t")
-    store.import_documents(
+    store.settings.configure(name="hostile[/]")
+    store.settings.set_stratum(Stratum(name="nav", weight=1.0))
+    store.imports.queries(
+        [(1, Query(id=QUERY_ID, text=QUERY_TEXT, stratum="nav", description=DESCRIPTION))], source="t"
+    )
+    store.imports.documents(
         [
             Document(id=DOC_ID, title=f"title {TITLE}", text=DOC_TEXT),
             Document(id="d2", title="second", text="plain"),
         ]
     )
-    store.add_to_pool([PoolEntry(query_id=QUERY_ID, doc_id=d, best_rank=r) for r, d in enumerate([DOC_ID, "d2"], 1)])
-    store.record(
+    store.imports.pool_entries(
+        [PoolEntry(query_id=QUERY_ID, doc_id=d, best_rank=r) for r, d in enumerate([DOC_ID, "d2"], 1)]
+    )
+    store.log.record(
         Judgment(query_id=QUERY_ID, doc_id=DOC_ID, state=JudgmentState.GRADED, grade=2, assessor="bob[/]", note=NOTE)
     )
     store.close()

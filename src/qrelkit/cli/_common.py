@@ -34,10 +34,11 @@ def open_store(ctx: click.Context, *, create: bool = False) -> Store:
     root = ctx.find_root()
     cached: Store | None = root.obj.get("store")
     if cached is None:
-        store = cached = setup.open_store(root.obj["db"], create=create)
+        # QRELKIT_LOCK_WAIT_MS: how long a write waits for another process's lock (default 30 s)
         wait = os.environ.get("QRELKIT_LOCK_WAIT_MS", "")
-        if wait.isdigit():  # how long a write waits for another process's lock (default 30 s)
-            cached.wait_for_lock(int(wait))
+        store = cached = setup.open_store(
+            root.obj["db"], create=create, lock_wait_ms=int(wait) if wait.isdigit() else None
+        )
         root.obj["store"] = cached
         root.call_on_close(lambda: setup.close_store(store))
     return cached

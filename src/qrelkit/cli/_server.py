@@ -55,8 +55,7 @@ class StoreWorker:
 
     def _open(self) -> Store:
         if self._store is None:
-            self._store = setup.open_store(self.db)
-            self._store.wait_for_lock(LOCK_WAIT_MS)
+            self._store = setup.open_store(self.db, lock_wait_ms=LOCK_WAIT_MS)
         return self._store
 
     async def call(self, fn: Callable[[Store], T]) -> T:
@@ -72,7 +71,7 @@ class StoreWorker:
     def close(self) -> None:
         def shut() -> None:
             if self._store is not None:
-                self._store.close()
+                setup.close_store(self._store)
                 self._store = None
 
         self._pool.submit(shut).result()

@@ -35,28 +35,22 @@ def init(
     ctx: click.Context, name: str | None, max_grade: int | None, threshold: int | None, label_policy: str | None
 ) -> None:
     """Create the store, or change the settings given (the others stay as they are)."""
-    store = open_store(ctx, create=True)
-    new = store.created or store.is_blank()
-    if new:  # a new store gets every setting written, the defaults for those not given
-        name, max_grade, threshold = name or "golden", max_grade or 3, threshold or 1
-        label_policy = label_policy or "median"
-    changed = workflow.init(
-        store,
+    done = workflow.init(
+        open_store(ctx, create=True),
         name=name,
         max_grade=max_grade,
         threshold=threshold,
         label_policy=store_policy(label_policy) if label_policy is not None else None,
     )
     db = data(ctx.find_root().obj["db"])
-    if new or not changed:
-        scale = store.scale
+    if done.new or not done.changed:
         say(
-            "store ", db, " ready: golden set " if new else " unchanged: golden set ", data(store.name, "bold"),
-            f", grades 0..{scale.max_grade}, relevant at >= {scale.relevance_threshold}, "
-            f"disagreements resolve by {store.label_policy}",
+            "store ", db, " ready: golden set " if done.new else " unchanged: golden set ", data(done.name, "bold"),
+            f", grades 0..{done.scale.max_grade}, relevant at >= {done.scale.relevance_threshold}, "
+            f"disagreements resolve by {done.label_policy}",
         )  # fmt: skip
     else:
-        say("store ", db, " updated: ", data("; ".join(changed)))
+        say("store ", db, " updated: ", data("; ".join(done.changed)))
 
 
 def store_policy(text: str) -> LabelPolicy:

@@ -12,6 +12,7 @@ the file and line; writers go through `atomic_write`.
     _arrow         pyarrow's CSV reader as that parser's tokeniser (the `fast` extra)
     exact_columns  the exact readers' rows as columns, in chunks
     runs           a run or qrels file read once: fast path, exact fallback and sha256 together
+    qrels_rows     a bulk qrels import's blocks as plain rows for the store (numpy stays here)
     validation     pydantic's complaints about a line, in qrelkit's words
     reports        saved JSON documents read back (score reports, manifests)
     schemas        the JSON Schemas of qrelkit's files, generated from the models

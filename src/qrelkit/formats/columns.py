@@ -470,7 +470,7 @@ def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, 
 
 
 def _qrels_block(part: _Block | None) -> QrelsBlock | None:
-    """A parsed block as the import takes it."""
+    """A parsed block as `qrels_rows` takes it."""
     if part is None:
         return None
     pair_hash = part.doc_hash + part.query_hash * _PAIR_MIX

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO, Literal, NamedTuple
 
 from ..errors import InputError
@@ -91,6 +92,27 @@ class QrelRecord(NamedTuple):
     grade: int
     """Negative: pooled but not judged."""
     line: int
+
+
+@dataclass(frozen=True)
+class QrelsRows:
+    """A block of a qrels file's rows as plain data, what the store's bulk import writes
+    (`formats.qrels_rows` makes them from the columnar parser's blocks)."""
+
+    queries: frozenset[str]
+    """The block's distinct query ids."""
+    top: int
+    """Its highest grade (-1: no row)."""
+    query: list[str]
+    doc: list[str]
+    grade: list[int]
+    """The graded rows (grade >= 0), in line order, as three columns."""
+    pooled_query: list[str]
+    pooled_doc: list[str]
+    """The rows with a negative grade (pooled, not judged), in line order."""
+
+    def __len__(self) -> int:
+        return len(self.grade) + len(self.pooled_query)
 
 
 class RunRecord(NamedTuple):

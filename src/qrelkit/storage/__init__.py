@@ -3,29 +3,30 @@
 Judgments are an append-only log (`judgments`); the current label of a pair is derived from it
 (each assessor's latest event is a vote, see `qrelkit.resolution`) by the SQL in `resolved`, never
 stored. Every write is one explicit transaction (`BEGIN IMMEDIATE` ... `COMMIT`), the journal is WAL
-and `synchronous=FULL`, so a judgment that `record()` returned for is on disk. A failed import rolls
-back and leaves the store as it was. The store knows no scoring and no version folders: the
+and `synchronous=FULL`, so a judgment that `store.log.record()` returned for is on disk. A failed
+import rolls back and leaves the store as it was. The store knows no scoring and no version folders: the
 workflows (`qrelkit.workflows`) compose it with them.
 
-    store.py     Store: open, close, reader connections, checkpoints
-    base.py      the shared connection: transactions, settings the SQL needs
+    store.py     Store: open, close, reader connections, checkpoints; the parts below
+    base.py      the shared connection: transactions, the settings cache (PRAGMA data_version)
     schema.py    named migrations, the SQL written out
     resolved.py  the SQL twin of `qrelkit.resolution`
-    settings.py  name, scale, policy, strata, profiles
-    imports.py   queries, documents, qrels, judgment logs, pooled pairs
-    log.py       the judgment log, assessors, assignments, votes
-    pool.py      pooled runs and the unlabeled pool
-    reads.py     labels, queries, documents, progress, status
-    counts.py    per-query judging counts, kept between reads
-    reports.py   saved reports
-    leases.py    which document each assessor has open
-    removals.py  removing strata, queries, documents, profiles (recorded)
-    tokens.py    access tokens of `qrelkit serve` (hashed)
+    settings.py  store.settings   name, scale, policy, strata, profiles
+    imports.py   store.imports    queries, documents, qrels, judgment logs, pooled pairs
+    log.py       store.log        the judgment log, assessors, assignments, votes, a query's pairs
+    pool.py      store.pool       pooled runs and the unlabeled pool
+    counts.py    store.counts     per-query progress, kept between reads
+    reads.py     store.reads      labels, queries, documents, status
+    reports.py   store.reports    saved reports
+    leases.py    store.leases     which document each assessor has open
+    removals.py  store.removals   removing strata, queries, documents, profiles (recorded)
+    tokens.py    store.tokens     access tokens of `qrelkit serve` (hashed)
 """
 
+from .log import Pairs
 from .pool import RankedLists
 from .reads import LabelRow, OpenWork
 from .removals import Footprint
 from .store import BUSY_TIMEOUT_MS, Store
 
-__all__ = ["BUSY_TIMEOUT_MS", "Footprint", "LabelRow", "OpenWork", "RankedLists", "Store"]
+__all__ = ["BUSY_TIMEOUT_MS", "Footprint", "LabelRow", "OpenWork", "Pairs", "RankedLists", "Store"]

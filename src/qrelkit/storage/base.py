@@ -1,11 +1,21 @@
 """The connection every part of the store shares: its transaction rule, row helpers and the
-golden-set settings the SQL needs (scale, label policy)."""
+golden-set settings the SQL needs (name, scale, label policy), cached on the connection.
+
+Several assessors judge one store file, each on connections of their own, so a setting may change
+under a connection at any time. The cache is kept with SQLite's `PRAGMA data_version`, which
+changes when another connection has committed since this one last looked (anything: a judgment, a
+lease, a setting): a read of the settings costs that one statement, and reads `meta` again only
+then. This connection's own writes to the settings (`set_meta`) drop the cache, and again when
+their transaction ends (a rollback undoes them). A statement that reads the settings' `meta` rows
+along with its own (`Log.pairs`, on every keystroke) needs no check: it has them from its own
+snapshot (`settings_of`)."""
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import StoreBusy, StoreError
@@ -15,14 +25,32 @@ from .resolved import current_sql
 
 Params = Iterable[Any] | Mapping[str, Any]
 
+SETTINGS = ("name", "scale", "label_policy")
+"""The `meta` keys of the golden-set settings."""
+SETTINGS_SQL = "SELECT key, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')"
+
+
+@dataclass(frozen=True)
+class GoldenSettings:
+    """The settings every read resolves labels by."""
+
+    name: str
+    scale: GradeScale
+    label_policy: LabelPolicy
+
 
 class Connection:
     """A SQLite connection with one write transaction at a time (`BEGIN IMMEDIATE` ... `COMMIT`)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self._depth = 0
+        self.depth = 0
+        """Nesting of the open transaction (0: none)."""
         self.busy_ms = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        self._settings: GoldenSettings | None = None
+        self._raw: dict[str, str] | None = None
+        self._version: int | None = None
+        self._wrote_settings = False
 
     def wait_for_lock(self, ms: int) -> None:
         """How long a write waits for another process's transaction before `StoreBusy`."""
@@ -32,12 +60,12 @@ class Connection:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction: everything in the block commits together or not at all."""
-        if self._depth:  # an inner block joins the outer transaction
-            self._depth += 1
+        if self.depth:  # an inner block joins the outer transaction
+            self.depth += 1
             try:
                 yield
             finally:
-                self._depth -= 1
+                self.depth -= 1
             return
         try:
             self.conn.execute("BEGIN IMMEDIATE")
@@ -48,19 +76,24 @@ class Connection:
                     "another import, freeze or judging session is writing; try again when it is done",
                 ) from None
             raise
-        self._depth = 1
+        self.depth = 1
         try:
-            yield
-        except BaseException:
-            self._rollback()
-            raise
+            try:
+                yield
+            except BaseException:
+                self._rollback()
+                raise
+            finally:
+                self.depth = 0
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()  # a COMMIT that failed (disk full) leaves the transaction open
+                raise
         finally:
-            self._depth = 0
-        try:
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self._rollback()  # a COMMIT that failed (disk full) leaves the transaction open
-            raise
+            if self._wrote_settings:  # committed or rolled back: read them again either way
+                self._wrote_settings = False
+                self._settings = None
 
     def _rollback(self) -> None:
         """Roll back, if SQLite has not already: after SQLITE_FULL or an I/O error it rolls back
@@ -74,75 +107,115 @@ class Connection:
     def read_transaction(self) -> Iterator[None]:
         """Several reads that see one snapshot of the store (a deferred transaction: WAL readers
         never block writers); inside a write transaction, that transaction's view."""
-        if self._depth:
+        if self.depth:
             yield
             return
         self.conn.execute("BEGIN")
-        self._depth = 1
+        self.depth = 1
         try:
             yield
         finally:
-            self._depth = 0
+            self.depth = 0
             self.conn.execute("COMMIT")
 
-    def _rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    def rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         cur = self.conn.execute(sql, params if isinstance(params, Mapping) else tuple(params))
         cur.row_factory = sqlite3.Row
         return cur.fetchall()
 
-    def _scalar(self, sql: str, params: Params = ()) -> Any:
+    def scalar(self, sql: str, params: Params = ()) -> Any:
         row = self.conn.execute(sql, params if isinstance(params, Mapping) else tuple(params)).fetchone()
         return None if row is None else row[0]
 
     # -- the settings the SQL needs ----------------------------------------------------------
 
-    def _meta(self, key: str) -> str | None:
-        value = self._scalar("SELECT value FROM meta WHERE key = ?", [key])
+    def meta(self, key: str) -> str | None:
+        value = self.scalar("SELECT value FROM meta WHERE key = ?", [key])
         return None if value is None else str(value)
 
-    def _set_meta(self, key: str, value: str) -> None:
+    def set_meta(self, key: str, value: str) -> None:
+        """Write one `meta` row inside the caller's transaction (a setting's drops the cache)."""
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [key, value])
+        if key in SETTINGS:
+            self._wrote_settings = True
+            self._settings = None
 
-    @property
-    def name(self) -> str:
-        return self._meta("name") or "golden"
+    def settings(self) -> GoldenSettings:
+        """The golden set's name, scale and label policy as this connection sees them now (see the
+        module: one `PRAGMA data_version`, plus a read of `meta` when another connection committed)."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        if self._settings is not None and version == self._version:
+            return self._settings
+        raw = dict(self.conn.execute(SETTINGS_SQL).fetchall())
+        self._version = version
+        return self._adopt(raw)
 
-    @property
-    def scale(self) -> GradeScale:
-        raw = self._meta("scale")
-        return GradeScale.model_validate_json(raw) if raw else GradeScale()
+    def settings_of(self, raw: Mapping[str, str]) -> GoldenSettings:
+        """The settings from their `meta` rows `raw`, which a statement read along with its own
+        rows (`Log.pairs`): parsed only if they differ from the cached ones, which they then
+        replace (and the next `settings()` reads `meta` again, to know their version)."""
+        if raw != self._raw:
+            self._version = None
+        return self._adopt(raw)
 
-    @property
-    def label_policy(self) -> LabelPolicy:
-        """How disagreeing assessors resolve without adjudication: `median` or `latest`."""
-        stored = self._meta("label_policy")
-        for policy in POLICIES:
-            if stored == policy:
-                return policy
-        return DEFAULT_POLICY
+    def _adopt(self, raw: Mapping[str, str]) -> GoldenSettings:
+        if self._settings is None or raw != self._raw:
+            self._settings = _parsed(raw)
+            self._raw = dict(raw)
+        return self._settings
 
-    def _insert_event(self, j: Judgment, source: str | None) -> int:
-        """Append one event inside the caller's transaction; its sequence number."""
-        cur = self.conn.execute(
-            "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                j.query_id,
-                j.doc_id,
-                j.state.value,
-                j.grade,
-                j.assessor,
-                j.timestamp.isoformat(),
-                j.note,
-                j.seconds,
-                source,
-            ],
-        )
-        return int(cur.lastrowid or 0)
+    def current(self, one_query: bool = False, *, grades: bool = True) -> str:
+        """The resolved-state subquery (`resolved.current_sql`) under this store's policy and scale."""
+        s = self.settings()
+        return current_sql(s.label_policy, s.scale.max_grade, one_query=one_query, grades=grades)
+
+
+def _parsed(raw: Mapping[str, str]) -> GoldenSettings:
+    scale = raw.get("scale")
+    stored = raw.get("label_policy")
+    return GoldenSettings(
+        name=raw.get("name") or "golden",
+        scale=GradeScale.model_validate_json(scale) if scale else GradeScale(),
+        label_policy=next((p for p in POLICIES if p == stored), DEFAULT_POLICY),
+    )
+
+
+class Part:
+    """One part of the store (`Store.log`, `Store.reads`, ...): its own methods over the
+    connection all the parts share."""
+
+    def __init__(self, db: Connection) -> None:
+        self.db = db
+        self.conn = db.conn
+
+    def _rows(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        return self.db.rows(sql, params)
+
+    def _scalar(self, sql: str, params: Params = ()) -> Any:
+        return self.db.scalar(sql, params)
 
     def _current(self, one_query: bool = False, *, grades: bool = True) -> str:
-        """The resolved-state subquery (`resolved.current_sql`) under this store's policy and scale."""
-        return current_sql(self.label_policy, self.scale.max_grade, one_query=one_query, grades=grades)
+        return self.db.current(one_query, grades=grades)
+
+
+def insert_event(conn: sqlite3.Connection, j: Judgment, source: str | None) -> int:
+    """Append one event inside the caller's transaction; its sequence number."""
+    cur = conn.execute(
+        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            j.query_id,
+            j.doc_id,
+            j.state.value,
+            j.grade,
+            j.assessor,
+            j.timestamp.isoformat(),
+            j.note,
+            j.seconds,
+            source,
+        ],
+    )
+    return int(cur.lastrowid or 0)
 
 
 def now() -> str:

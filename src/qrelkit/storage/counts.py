@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from ..errors import StoreBusy, StoreError
 from ..models import QueryProgress
-from .base import Connection
+from .base import Part
 
 FULL_RECOMPUTE = 2_000
 """More changed queries than this: one pass over the whole log is cheaper than one per query."""
@@ -34,16 +34,16 @@ _COUNTS = """
 """
 
 
-class Counts(Connection):
+class Counts(Part):
     """The per-query counts behind `progress()`."""
 
     def progress(self) -> list[QueryProgress]:
         """Every query with its labeled, skipped and unlabeled-pool counts, by query id."""
-        with self.read_transaction():
+        with self.db.read_transaction():
             seq = int(self._scalar("SELECT coalesce(max(seq), 0) FROM judgments"))
             pooled = dict(self.conn.execute("SELECT query_id, count(*) FROM pool GROUP BY query_id").fetchall())
             cached = self._cached()
-            since = self._meta("query_counts_seq")
+            since = self.db.meta("query_counts_seq")
             queries = self.conn.execute("SELECT id, stratum, text FROM queries ORDER BY id").fetchall()
             stale = self._stale(queries, cached, pooled, int(since) if since is not None else None)
             fresh = self._recompute(stale, everything=stale is None)
@@ -103,10 +103,10 @@ class Counts(Connection):
         rows: Iterable[tuple[str, int, int, int, int]] = (
             (q, c[0], c[1], c[2], pooled.get(q, 0)) for q, c in fresh.items()
         )
-        waited = self.busy_ms
+        waited = self.db.busy_ms
         try:
-            self.wait_for_lock(50)
-            with self.transaction():
+            self.db.wait_for_lock(50)
+            with self.db.transaction():
                 if replace_all:
                     self.conn.execute("DELETE FROM query_counts")
                 self.conn.executemany("INSERT OR REPLACE INTO query_counts VALUES (?, ?, ?, ?, ?)", rows)
@@ -114,4 +114,4 @@ class Counts(Connection):
         except (StoreBusy, StoreError, sqlite3.OperationalError):
             pass
         finally:
-            self.wait_for_lock(waited)
+            self.db.wait_for_lock(waited)

@@ -7,15 +7,12 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InputError
-from ..formats.trec import QrelRecord
+from ..formats.trec import QrelRecord, QrelsRows
 from ..models import DEFAULT_STRATUM, Document, Judgment, PoolEntry, Query
-from .base import Connection, now
-
-if TYPE_CHECKING:
-    from ..formats.columns import QrelsBlock
+from .base import Part, insert_event, now
 
 INSERT_GRADED = (
     "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) VALUES (?, ?, 'graded', ?, ?, ?, ?)"
@@ -33,14 +30,14 @@ class _GaveUp(Exception):
     """The bulk qrels import met something only the exact reader reports well: roll back."""
 
 
-class Imports(Connection):
+class Imports(Part):
     """Bulk writes, each in one transaction."""
 
-    def import_queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
+    def queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
         """Insert or update queries. A stratum that has no weight yet is an error naming the line,
         unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
         n = 0
-        with self.transaction():
+        with self.db.transaction():
             known = {r[0] for r in self.conn.execute("SELECT name FROM strata")}
             for lineno, q in items:
                 if q.stratum not in known:
@@ -65,12 +62,12 @@ class Imports(Connection):
                 n += 1
         return n
 
-    def import_documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:
+    def documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:
         """Insert or replace documents, given as (line number, document) or in line order. An id
         given twice is an error naming both lines (found through a temporary on-disk table, so
         memory stays flat); nothing is written then."""
         n = 0
-        with self.transaction():
+        with self.db.transaction():
             self.conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS import_docs_seen (id TEXT PRIMARY KEY, line INTEGER) WITHOUT ROWID"
             )
@@ -115,7 +112,7 @@ class Imports(Connection):
                     return tuple(key), int(found[0]), int(line)
             raise
 
-    def import_qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
+    def qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
         """Append one graded event per qrels line; negative grades go to the pool (TREC's
         "pooled but not judged"). Returns (labels, pooled). Unknown queries, grades above the
         scale and repeated (query, doc) pairs are errors naming the line; nothing is written then.
@@ -124,10 +121,10 @@ class Imports(Connection):
         memory stays flat however long the file. This is the one repeat check for qrels imports:
         give `trec.read_qrels(path, check_repeats=False)` (the reader's in-memory check would only
         repeat it)."""
-        scale = self.scale
+        scale = self.db.settings().scale
         labels = pooled = 0
         ts = now()
-        with self.transaction():
+        with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             self.conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS import_seen "
@@ -170,62 +167,50 @@ class Imports(Connection):
                 line=line,
             )
 
-    def import_qrel_blocks(
-        self, blocks: Iterable[QrelsBlock | None], *, source: str, assessor: str
-    ) -> tuple[int, int] | None:
-        """`import_qrels` for rows the columnar parser read (`formats.columns.qrels_blocks`): the
-        same rows, the same counts, checked a block at a time. None when it gave up (a block the
-        parser could not read, an unknown query, a grade above the scale, a repeated pair or a hash
-        collision): nothing was written, and the caller runs `import_qrels` on the exact reader,
-        which names the line. Never inside another transaction (it could not undo its own part)."""
-        if self._depth:
+    def qrel_rows(self, blocks: Iterable[QrelsRows | None], *, source: str, assessor: str) -> tuple[int, int] | None:
+        """`qrels` for rows the columnar parser read, as plain data (`formats.qrels_rows`): the same
+        rows, the same counts, checked a block at a time. None when it gave up (a None block: one
+        the parser could not read, or a repeated pair or hash collision found after the last; an
+        unknown query; a grade above the scale): nothing was written, and the caller runs `qrels`
+        on the exact reader, which names the line. Never inside another transaction (it could not
+        undo its own part)."""
+        if self.db.depth:
             return None
         try:
-            with self.transaction():
+            with self.db.transaction():
                 return self._insert_blocks(blocks, source, assessor)
         except _GaveUp:
             return None
 
-    def _insert_blocks(self, blocks: Iterable[QrelsBlock | None], source: str, assessor: str) -> tuple[int, int]:
-        top, ts = self.scale.max_grade, now()
+    def _insert_blocks(self, blocks: Iterable[QrelsRows | None], source: str, assessor: str) -> tuple[int, int]:
+        top, ts = self.db.settings().scale.max_grade, now()
         queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
         before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
         cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
         self.conn.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
         labels = pooled = 0
         rebuild: list[str] | None = None
-        from ..formats.columns import PairHashes  # numpy loads here, for a bulk import
-
-        with PairHashes() as hashes:
-            try:
-                for block in blocks:
-                    if block is None or not _known(block, queries) or int(block.grade.max(initial=-1)) > top:
-                        raise _GaveUp
-                    hashes.add(block.pair_hash)
-                    graded, unjudged = self._insert_block(block, (assessor, ts, source))
-                    labels, pooled = labels + graded, pooled + unjudged
-                    if rebuild is None and labels >= max(REBUILD_FROM, before):
-                        rebuild = self._drop_full_indexes()
-                if hashes.repeated():
+        try:
+            for block in blocks:  # the last one is None when the file repeats a pair
+                if block is None or not block.queries <= queries or block.top > top:
                     raise _GaveUp
-                for sql in rebuild or []:
-                    self.conn.execute(sql)
-            finally:
-                self.conn.execute(f"PRAGMA cache_size={int(cache)}")
+                graded, unjudged = self._insert_block(block, (assessor, ts, source))
+                labels, pooled = labels + graded, pooled + unjudged
+                if rebuild is None and labels >= max(REBUILD_FROM, before):
+                    rebuild = self._drop_full_indexes()
+            for sql in rebuild or []:
+                self.conn.execute(sql)
+        finally:
+            self.conn.execute(f"PRAGMA cache_size={int(cache)}")
         return labels, pooled
 
-    def _insert_block(self, block: QrelsBlock, event: tuple[str, str, str]) -> tuple[int, int]:
+    def _insert_block(self, block: QrelsRows, event: tuple[str, str, str]) -> tuple[int, int]:
         """Write one block: graded rows as events (`event`: assessor, time, source), negative
         grades to the pool. (graded, pooled)."""
-        query, doc, grade = block.query, block.doc, block.grade
-        negative = grade < 0
-        unjudged = int(negative.sum())
-        if unjudged:
-            self.conn.executemany(INSERT_POOLED, zip(_texts(query[negative]), _texts(doc[negative]), repeat(event[2])))
-            keep = ~negative
-            query, doc, grade = query[keep], doc[keep], grade[keep]
-        _insert_graded(self.conn, _texts(query), _texts(doc), grade.tolist(), event)
-        return len(grade), unjudged
+        if block.pooled_query:
+            self.conn.executemany(INSERT_POOLED, zip(block.pooled_query, block.pooled_doc, repeat(event[2])))
+        _insert_graded(self.conn, block.query, block.doc, block.grade, event)
+        return len(block.grade), len(block.pooled_query)
 
     def _drop_full_indexes(self) -> list[str]:
         """Drop the judgment log's full indexes (the partial ones cost little to keep); their SQL."""
@@ -237,11 +222,11 @@ class Imports(Connection):
             self.conn.execute(f'DROP INDEX "{name}"')
         return found
 
-    def import_judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
+    def judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
         """Append events from a judgments JSONL export, keeping their assessors and times."""
         n = 0
-        scale = self.scale
-        with self.transaction():
+        scale = self.db.settings().scale
+        with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             for lineno, j in items:
                 if j.query_id not in queries:
@@ -252,13 +237,13 @@ class Imports(Connection):
                         line=lineno,
                     )
                 scale.refuse_above(j.grade, path=source, line=lineno)
-                self._insert_event(j, source)
+                insert_event(self.conn, j, source)
                 n += 1
         return n
 
-    def add_to_pool(self, entries: Iterable[PoolEntry]) -> int:
+    def pool_entries(self, entries: Iterable[PoolEntry]) -> int:
         n = 0
-        with self.transaction():
+        with self.db.transaction():
             for e in entries:
                 cur = self.conn.execute(
                     "INSERT OR IGNORE INTO pool(query_id, doc_id, source, best_rank) VALUES (?, ?, ?, ?)",
@@ -287,22 +272,6 @@ def _insert_graded(
     conn.executemany(INSERT_GRADED_MANY, (head + flat[at : at + step] for at in range(0, len(flat), step)))
     tail = zip(query[full:], doc[full:], grade[full:], repeat(event[0]), repeat(event[1]), repeat(event[2]))
     conn.executemany(INSERT_GRADED, tail)
-
-
-def _texts(ids: Any) -> list[str]:
-    """A block's ids (ASCII bytes: the columnar parser reads nothing else) as text, which binds
-    faster than bytes cast to TEXT in SQL."""
-    return ids.astype("U").tolist()  # type: ignore[no-any-return]
-
-
-def _known(block: QrelsBlock, queries: set[str]) -> bool:
-    """Whether every query of a block is in `queries` (each run of equal ids is looked up once)."""
-    query = block.query
-    if not len(query):
-        return True
-    heads = query[1:] != query[:-1]
-    distinct = {query[0], *query[1:][heads].tolist()}
-    return all(q.decode("ascii") in queries for q in distinct)
 
 
 def _metadata_json(doc: Document) -> str | None:

@@ -11,19 +11,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 from ..models import utcnow
-from .base import Connection
+from .base import Part
 
 LEASE_SECONDS = 300
 """A lease lasts this long after the assessor's last action on the document."""
 
 
-class Leases(Connection):
-    """Who has which document open."""
+class Leases(Part):
+    """Who has which document open (read with a query's pairs: `Log.pairs`)."""
 
     def hold(self, query_id: str, doc_id: str, assessor: str, seconds: int = LEASE_SECONDS) -> None:
         """`assessor` has `doc_id` open (their other leases end)."""
         expires = (utcnow() + timedelta(seconds=seconds)).isoformat()
-        with self.transaction():
+        with self.db.transaction():
             self.conn.execute("DELETE FROM leases WHERE assessor = ?", [assessor])
             self.conn.execute(
                 "INSERT INTO leases(query_id, doc_id, assessor, expires) VALUES (?, ?, ?, ?)",
@@ -32,14 +32,5 @@ class Leases(Connection):
 
     def release(self, assessor: str) -> None:
         """`assessor` has no document open any more."""
-        with self.transaction():
+        with self.db.transaction():
             self.conn.execute("DELETE FROM leases WHERE assessor = ?", [assessor])
-
-    def held(self, query_id: str, *, besides: str) -> dict[str, str]:
-        """A query's documents open on another assessor's screen now: doc id -> that assessor."""
-        sql = "SELECT doc_id, assessor FROM leases WHERE query_id = ? AND assessor != ? AND expires > ?"
-        return {d: a for d, a in self.conn.execute(sql, [query_id, besides, utcnow().isoformat()])}
-
-    def last_seq(self, query_id: str) -> int:
-        """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
-        return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)

@@ -1,33 +1,105 @@
-"""The judgment log: append-only events, assessors, assignments, and each pair's votes."""
+"""The judgment log: append-only events, assessors, assignments, each pair's votes, and a query's
+pairs as a judging screen shows them (`Pairs`)."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from .. import resolution
-from ..models import Judgment, JudgmentState
-from .base import Connection, event_from_row, now
+from ..models import Judgment, JudgmentState, utcnow
+from .base import GoldenSettings, Part, event_from_row, insert_event, now
 
 
-class Log(Connection):
+@dataclass(frozen=True)
+class Pairs:
+    """A query's pairs (or one pair) as a judging screen shows them, all read in one statement, so
+    from one snapshot of the store (`Log.pairs`)."""
+
+    events: list[tuple[int, Judgment]]
+    """Their events in log order, as (sequence number, event)."""
+    shared: dict[str, set[str]]
+    """Documents assigned to several assessors -> those assessors (`assign --overlap`)."""
+    held: dict[str, str]
+    """Documents open on another assessor's screen now -> that assessor (`leases`)."""
+    settings: GoldenSettings
+    """The settings their labels resolve by."""
+
+    def after(self, seq: int, event: Judgment) -> Pairs:
+        """The same pairs with `event` appended to the log as `seq`."""
+        return replace(self, events=[*self.events, (seq, event)])
+
+
+PAIRS_SQL = """
+    SELECT 0, seq, doc_id, state, grade, assessor, ts, note FROM judgments WHERE query_id = :q {one}
+    UNION ALL
+    SELECT 1, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM assignments WHERE query_id = :q {one}
+    UNION ALL
+    SELECT 2, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM leases
+    WHERE query_id = :q {one} AND assessor != :besides AND expires > :now
+    UNION ALL
+    SELECT 3, NULL, key, NULL, NULL, NULL, NULL, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')
+    ORDER BY 1, 2
+"""
+"""`Pairs` in one statement: its rows are told apart by their first column (0 events, 1 assignments,
+2 others' leases, 3 the settings' `meta` rows)."""
+
+
+class Log(Part):
     """Appends and reads the event log; nothing here updates or deletes an event."""
 
     def record(self, judgment: Judgment) -> int:
         """Append one event and commit it (durable on return). Returns its sequence number."""
-        self.scale.refuse_above(judgment.grade)
-        with self.transaction():
-            return self._insert_event(judgment, None)
+        self.db.settings().scale.refuse_above(judgment.grade)
+        with self.db.transaction():
+            return insert_event(self.conn, judgment, None)
+
+    def record_pair(self, judgment: Judgment, *, besides: str | None) -> tuple[int, Pairs]:
+        """`record`, reading the event's pair (`pairs`) first in the same write transaction: its
+        sequence number, and the pair as it was just before it (with the write lock held, nothing
+        can come between). The grade is checked against the scale read there. Four statements:
+        BEGIN IMMEDIATE, the read, the INSERT, COMMIT."""
+        with self.db.transaction():
+            before = self.pairs(judgment.query_id, judgment.doc_id, besides=besides)
+            before.settings.scale.refuse_above(judgment.grade)
+            return insert_event(self.conn, judgment, None), before
+
+    def pairs(self, query_id: str, doc_id: str | None = None, *, besides: str | None) -> Pairs:
+        """A query's pairs (or one pair) as a judging screen shows them, in one statement: their
+        events, assignments, the leases of assessors other than `besides` (None: no one's), and
+        the settings (`base.Connection.settings_of`)."""
+        sql = PAIRS_SQL.format(one="AND doc_id = :d" if doc_id is not None else "")
+        params = {"q": query_id, "d": doc_id, "besides": besides, "now": utcnow().isoformat()}
+        events: list[tuple[int, Judgment]] = []
+        assigned: dict[str, set[str]] = {}
+        held: dict[str, str] = {}
+        raw: dict[str, str] = {}
+        for kind, seq, d, st, g, a, ts, n in self.conn.execute(sql, params):
+            if kind == 0:
+                state, at = JudgmentState(st), _time(ts)
+                event = Judgment.model_construct(
+                    query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n
+                )
+                events.append((seq, event))
+            elif kind == 1:
+                assigned.setdefault(d, set()).add(a)
+            elif kind == 2:
+                held[d] = a
+            else:
+                raw[d] = n
+        shared = {d: who for d, who in assigned.items() if len(who) > 1}
+        return Pairs(events, shared, held, self.db.settings_of(raw))
 
     def events(self, query_id: str | None = None) -> list[Judgment]:
         """The log in order (all of it, or one query's), without the events of removed queries
-        (they stay in the table: the log is append-only; see `removals`)."""
+        (they stay in the table: the log is append-only; see `storage.removals`)."""
         return list(self.iter_events(query_id))
 
     def iter_events(self, query_id: str | None = None) -> Iterator[Judgment]:
         """`events`, one at a time from the cursor (a 2-million-event log in flat memory). Read it
-        inside `read_transaction` when it must agree with other reads."""
+        inside `Store.read_transaction` when it must agree with other reads."""
         sql = (
             "SELECT * FROM judgments WHERE "
             + ("query_id = ?" if query_id else "1")
@@ -50,7 +122,7 @@ class Log(Connection):
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
         """Assign (query, doc) pairs to assessors; returns how many assignments were new."""
         stamp = now()
-        with self.transaction():
+        with self.db.transaction():
             before = self.conn.total_changes
             self.conn.executemany(
                 "INSERT OR IGNORE INTO assignments(query_id, doc_id, assessor, created) VALUES (?, ?, ?, ?)",
@@ -104,19 +176,9 @@ class Log(Connection):
             for seq, d, st, g, a, ts, n in rows
         ]
 
-    def shared_pairs(self, query_id: str, doc_id: str | None = None) -> dict[str, set[str]]:
-        """A query's documents (or one of them) assigned to several assessors -> those assessors
-        (`assign --overlap`)."""
-        one = " AND doc_id = ?" if doc_id is not None else ""
-        return {
-            d: set(who.split("\x1f"))
-            for d, who in self.conn.execute(
-                "SELECT doc_id, group_concat(assessor, char(31)) FROM assignments WHERE query_id = ?"
-                + one
-                + " GROUP BY doc_id HAVING count(*) > 1",
-                [query_id] if doc_id is None else [query_id, doc_id],
-            )
-        }
+    def last_seq(self, query_id: str) -> int:
+        """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
+        return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)
 
 
 def _time(ts: str) -> datetime | None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ..models import PoolEntry, PoolResult
-from .base import Connection, now
+from .base import Part, now
 
 
 class RankedLists(Protocol):
@@ -20,17 +20,17 @@ class RankedLists(Protocol):
     def ranked(self) -> Mapping[str, Sequence[str]]: ...
 
 
-class Pool(Connection):
+class Pool(Part):
     """Pooled runs and the unlabeled pool."""
 
-    def pool_runs(
+    def add_runs(
         self, runs: Sequence[RankedLists], *, depth: int, paths: Sequence[str], stratum: str | None = None
     ) -> PoolResult:
         """Record each run's top `depth` documents for every golden-set query and pool the
         unlabeled ones (of `stratum`'s queries only, if given); one transaction. Pooling again is
         idempotent: a pair's best rank and runs are merged, nothing is added twice."""
         stamp = now()
-        with self.transaction():  # read what is known inside it: another writer cannot slip in between
+        with self.db.transaction():  # read what is known inside it: another writer cannot slip in between
             strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
             known = {
                 (q, d)
@@ -72,7 +72,7 @@ class Pool(Connection):
         stratum: str | None,
         counts: list[int],
     ) -> None:
-        """Record one run's top `depth` and pool its unlabeled pairs, inside `pool_runs`'s
+        """Record one run's top `depth` and pool its unlabeled pairs, inside `add_runs`'s
         transaction; `counts` gains (added, merged, labeled)."""
         self.conn.execute("DELETE FROM run_rows WHERE run = ?", [run.name])
         self.conn.execute(
@@ -106,7 +106,7 @@ class Pool(Connection):
                     "UPDATE pool SET source = ?, best_rank = ? WHERE query_id = ? AND doc_id = ?", [*new, q, d]
                 )
 
-    def stored_runs(self) -> dict[str, dict[str, list[str]]]:
+    def runs(self) -> dict[str, dict[str, list[str]]]:
         """The pooled runs: run name -> query -> top documents in rank order."""
         lists: dict[str, dict[str, list[str]]] = {
             name: {} for (name,) in self.conn.execute("SELECT name FROM runs ORDER BY name")
@@ -115,7 +115,7 @@ class Pool(Connection):
             lists[run].setdefault(q, []).append(d)
         return lists
 
-    def unlabeled_pool(self, query_id: str | None = None) -> list[PoolEntry]:
+    def unlabeled(self, query_id: str | None = None) -> list[PoolEntry]:
         """Pooled pairs with no current label and not skipped, in pool order."""
         one = query_id is not None
         sql = (
@@ -131,7 +131,7 @@ class Pool(Connection):
             for r in self.conn.execute(sql, {"qid": query_id})
         ]
 
-    def pooled_documents(self, query_id: str) -> list[str]:
+    def documents(self, query_id: str) -> list[str]:
         """A query's pooled documents, best rank first, then in the order they were pooled."""
         sql = "SELECT doc_id FROM pool WHERE query_id = ? ORDER BY coalesce(best_rank, 1e9), rowid"
         return [r[0] for r in self.conn.execute(sql, [query_id])]

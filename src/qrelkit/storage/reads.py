@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..models import DEFAULT_STRATUM, Document, Label, PoolEntry, Query, StoreStatus, StratumStatus
-from .base import Connection
+from .base import Part
 
 LabelRow = tuple[str, str, int]
 """(query, document, grade)."""
@@ -21,7 +21,7 @@ class OpenWork(NamedTuple):
     labels: list[LabelRow]
 
 
-class Reads(Connection):
+class Reads(Part):
     """What the store holds now."""
 
     def label_rows(self, query_id: str | None = None) -> list[tuple[str, str, int]]:
@@ -87,7 +87,7 @@ class Reads(Connection):
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
         return _document(rows[0]) if rows else None
 
-    def counts(self) -> dict[str, int]:
+    def table_counts(self) -> dict[str, int]:
         """Row counts of every table (used to show that a failed import changed nothing)."""
         return {
             t: int(self._scalar(f"SELECT count(*) FROM [{t}]"))
@@ -152,7 +152,7 @@ class Reads(Connection):
             for g, n in s.labels.items():
                 labels[g] = labels.get(g, 0) + n
         return StoreStatus(
-            name=self.name,
+            name=self.db.settings().name,
             queries=sum(s.queries for s in strata),
             documents=int(self._scalar("SELECT count(*) FROM documents")),
             judgment_events=int(

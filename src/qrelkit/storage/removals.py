@@ -3,7 +3,7 @@
 The judgment log stays append-only: removing a query or a document with labels appends one
 `cleared` event per judged pair (by whoever removed it, naming the removal), so the pair's votes
 stop counting and a query or document added back later starts unlabeled; the earlier events stay
-in the log. A removed query's events are left out of what the golden set exports (`Log.events`),
+in the log. A removed query's events are left out of what the golden set exports (`store.log.events`),
 its pooled pairs, assignments, leases and pooled run rows go. Every removal writes one row to
 `removals`: what, when, by whom, and the removed rows as JSON.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models import Removal
-from .base import Connection, now
+from .base import Part, now
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Footprint:
     profiles: tuple[str, ...] = ()
 
 
-class Removals(Connection):
+class Removals(Part):
     """Removals of strata, queries, documents and profiles, and their records."""
 
     def query_footprint(self, query_id: str) -> Footprint | None:
@@ -63,7 +63,7 @@ class Removals(Connection):
 
     def remove_query(self, query_id: str, *, assessor: str) -> Removal:
         """Remove a query (its labels cleared, see the module), in one transaction."""
-        with self.transaction():
+        with self.db.transaction():
             row = dict(self._rows("SELECT * FROM queries WHERE id = ?", [query_id])[0])
             pairs = self._clear_pairs("query_id = :id", query_id, assessor, f"query {query_id} removed")
             pooled = int(self._scalar("SELECT count(*) FROM pool WHERE query_id = ?", [query_id]) or 0)
@@ -76,7 +76,7 @@ class Removals(Connection):
 
     def remove_document(self, doc_id: str, *, assessor: str) -> Removal:
         """Remove a document (its labels cleared, its pooled pairs gone), in one transaction."""
-        with self.transaction():
+        with self.db.transaction():
             rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
             pairs = self._clear_pairs("doc_id = :id", doc_id, assessor, f"document {doc_id} removed")
             pooled = int(self._scalar("SELECT count(*) FROM pool WHERE doc_id = ?", [doc_id]) or 0)
@@ -89,7 +89,7 @@ class Removals(Connection):
 
     def remove_stratum(self, name: str, *, assessor: str) -> Removal:
         """Remove a stratum's weight (the caller has checked no query or profile uses it)."""
-        with self.transaction():
+        with self.db.transaction():
             weight = self._scalar("SELECT weight FROM strata WHERE name = ?", [name])
             self.conn.execute("DELETE FROM strata WHERE name = ?", [name])
             removal = Removal(kind="stratum", name=name)
@@ -98,7 +98,7 @@ class Removals(Connection):
 
     def remove_profile(self, name: str, *, assessor: str) -> Removal | None:
         """Remove a scoring profile; None if there is none of that name."""
-        with self.transaction():
+        with self.db.transaction():
             rows = self._rows("SELECT * FROM profiles WHERE name = ?", [name])
             if not rows:
                 return None
@@ -109,7 +109,7 @@ class Removals(Connection):
             self._record(removal, assessor, {"profile": profile})
         return removal
 
-    def removals(self) -> list[dict[str, Any]]:
+    def recorded(self) -> list[dict[str, Any]]:
         """Every removal recorded, oldest first."""
         return [dict(r) for r in self._rows("SELECT * FROM removals ORDER BY id")]
 

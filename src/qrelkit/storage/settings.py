@@ -7,22 +7,36 @@ import json
 from ..errors import StoreError
 from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, Stratum
 from ..resolution import POLICIES
-from .base import Connection
+from .base import Part
 
 
-class Settings(Connection):
-    """The store's settings (one row each in `meta`, plus the `strata` and `profiles` tables)."""
+class Settings(Part):
+    """The store's settings (one row each in `meta`, plus the `strata` and `profiles` tables).
+    The name, scale and label policy are cached on the connection (`base.Connection.settings`)."""
+
+    @property
+    def name(self) -> str:
+        return self.db.settings().name
+
+    @property
+    def scale(self) -> GradeScale:
+        return self.db.settings().scale
+
+    @property
+    def label_policy(self) -> LabelPolicy:
+        """How disagreeing assessors resolve without adjudication: `median` or `latest`."""
+        return self.db.settings().label_policy
 
     def configure(
         self, *, name: str | None = None, scale: GradeScale | None = None, label_policy: LabelPolicy | None = None
     ) -> None:
-        with self.transaction():
+        with self.db.transaction():
             if label_policy is not None:
                 if label_policy not in POLICIES:
                     raise StoreError(f"unknown label policy {label_policy!r}", f"use one of {', '.join(POLICIES)}")
-                self._set_meta("label_policy", label_policy)
+                self.db.set_meta("label_policy", label_policy)
             if name is not None:
-                self._set_meta("name", name)
+                self.db.set_meta("name", name)
             if scale is not None:
                 top = self._scalar("SELECT max(grade) FROM judgments WHERE state = 'graded'")
                 if top is not None and top > scale.max_grade:
@@ -30,7 +44,7 @@ class Settings(Connection):
                         f"the store already holds grade {top}, above the new scale's {scale.max_grade}",
                         "choose a scale that covers the existing grades",
                     )
-                self._set_meta("scale", scale.model_dump_json())
+                self.db.set_meta("scale", scale.model_dump_json())
 
     def strata(self) -> list[Stratum]:
         return [Stratum(name=r["name"], weight=r["weight"]) for r in self._rows("SELECT * FROM strata ORDER BY name")]
@@ -44,7 +58,7 @@ class Settings(Connection):
             raise StoreError(f"unknown stratum {name!r}", "see `qrelkit strata list`")
 
     def set_stratum(self, stratum: Stratum) -> None:
-        with self.transaction():
+        with self.db.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)", [stratum.name, stratum.weight]
             )
@@ -60,7 +74,7 @@ class Settings(Connection):
         ]
 
     def set_profile(self, profile: ScoringProfile) -> None:
-        with self.transaction():
+        with self.db.transaction():
             self._put_profile(profile)
 
     def _put_profile(self, profile: ScoringProfile) -> None:
@@ -74,20 +88,17 @@ class Settings(Connection):
         )
 
     def info(self) -> GoldenSetInfo:
+        s = self.db.settings()
         return GoldenSetInfo(
-            name=self.name,
-            scale=self.scale,
-            strata=self.strata(),
-            profiles=self.profiles(),
-            label_policy=self.label_policy,
+            name=s.name, scale=s.scale, strata=self.strata(), profiles=self.profiles(), label_policy=s.label_policy
         )
 
     def apply_info(self, info: GoldenSetInfo) -> None:
         """Take every setting from `info` (loading a frozen version), inside the caller's transaction."""
-        with self.transaction():
-            self._set_meta("name", info.name)
-            self._set_meta("scale", info.scale.model_dump_json())
-            self._set_meta("label_policy", info.label_policy)
+        with self.db.transaction():
+            self.db.set_meta("name", info.name)
+            self.db.set_meta("scale", info.scale.model_dump_json())
+            self.db.set_meta("label_policy", info.label_policy)
             for stratum in info.strata:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO strata(name, weight) VALUES (?, ?)", [stratum.name, stratum.weight]

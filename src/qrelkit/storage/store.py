@@ -1,14 +1,21 @@
 """The store itself: opening a SQLite file (WAL, synchronous=FULL), its connection's life, and the
-parts it is made of (settings, imports, the log, the pool, reads, saved reports)."""
+parts it is made of.
+
+A store is composed of parts, one per concern, each with its own methods over the one connection
+they share: `store.settings`, `store.imports`, `store.log`, `store.pool`, `store.counts`,
+`store.reads`, `store.reports`, `store.leases`, `store.removals`, `store.tokens`. The store itself
+only opens, closes and hands out connections and transactions."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from .base import Connection
 from .counts import Counts
 from .imports import Imports
 from .leases import Leases
@@ -25,13 +32,46 @@ BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another process's transaction before giving up."""
 
 
-class Store(Settings, Imports, Log, Pool, Counts, Reads, Reports, Leases, Removals, Tokens):
-    """A golden set in SQLite. Every write is one explicit transaction; a judgment that `record()`
-    returned for is on disk."""
+class Store:
+    """A golden set in SQLite. Every write is one explicit transaction; a judgment that
+    `store.log.record()` returned for is on disk."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        super().__init__(conn)
-        migrate(self.conn, self.transaction)
+        self.conn = conn
+        self._db = db = Connection(conn)
+        migrate(conn, db.transaction)
+        self.settings = Settings(db)
+        """Name, scale, label policy, strata, scoring profiles."""
+        self.imports = Imports(db)
+        """Queries, documents, qrels, judgment logs, pooled pairs: each import one transaction."""
+        self.log = Log(db)
+        """The append-only judgment log, assignments, votes."""
+        self.pool = Pool(db)
+        """Pooled runs and the unlabeled pool."""
+        self.counts = Counts(db)
+        """Per-query judging progress, kept between reads."""
+        self.reads = Reads(db)
+        """Labels, queries, documents, status."""
+        self.reports = Reports(db)
+        """Saved score reports and comparisons."""
+        self.leases = Leases(db)
+        """Which document each assessor has open."""
+        self.removals = Removals(db)
+        """Removing strata, queries, documents, profiles, each recorded."""
+        self.tokens = Tokens(db)
+        """Access tokens of `qrelkit serve` (hashed)."""
+
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """One write transaction over every part: the block commits together or not at all."""
+        return self._db.transaction()
+
+    def read_transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Several reads that see one snapshot of the store."""
+        return self._db.read_transaction()
+
+    def wait_for_lock(self, ms: int) -> None:
+        """How long a write waits for another process's transaction before `StoreBusy`."""
+        self._db.wait_for_lock(ms)
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True) -> Store:

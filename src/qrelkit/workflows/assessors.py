@@ -35,7 +35,7 @@ def assign_overlap(
     assessors, in rotation so that the work is even. `assessors` default: everyone who judged in
     this store."""
     if assessors is None:
-        names = store.assessors()
+        names = store.log.assessors()
         if len(names) < overlap:
             raise UsageError(
                 f"--overlap {overlap} needs {overlap} assessors; {len(names)} judged in this store so far",
@@ -45,18 +45,18 @@ def assign_overlap(
         names = list(dict.fromkeys(a.strip() for a in assessors if a.strip()))
     if len(names) < overlap:
         raise UsageError(f"--overlap {overlap} needs at least {overlap} assessors, got {len(names)}")
-    store.check_stratum(stratum)
-    stratum_of = store.query_strata()
+    store.settings.check_stratum(stratum)
+    stratum_of = store.settings.query_strata()
     pool = [
         (e.query_id, e.doc_id)
-        for e in store.unlabeled_pool()
+        for e in store.pool.unlabeled()
         if stratum is None or stratum_of.get(e.query_id) == stratum
     ]
     if not pool:
         raise UsageError("the pool has no unlabeled pair to assign", "pool runs first: `qrelkit pool RUN --depth K`")
     sample = sorted(random.Random(seed).sample(pool, min(pairs, len(pool))))
     rows = [(q, d, names[(i + j) % len(names)]) for i, (q, d) in enumerate(sample) for j in range(overlap)]
-    added = store.assign(rows)
+    added = store.log.assign(rows)
     per = {n: sum(1 for *_, a in rows if a == n) for n in names}
     return Assignment(pairs=len(sample), overlap=overlap, added=added, per_assessor=per)
 
@@ -67,11 +67,11 @@ def agreement(store: Store, stratum: str | None = None) -> AgreementReport:
     skip votes are left out and counted."""
     from ..scoring import agreement as agree
 
-    store.check_stratum(stratum)
-    strata = store.query_strata()
+    store.settings.check_stratum(stratum)
+    strata = store.settings.query_strata()
     units: dict[tuple[str, str], dict[str, int]] = {}
     skipped: dict[tuple[str, str], int] = {}
-    for pair, (votes, _) in store.votes().items():
+    for pair, (votes, _) in store.log.votes().items():
         if stratum is not None and strata.get(pair[0]) != stratum:
             continue
         graded = resolution.graded_votes(votes)

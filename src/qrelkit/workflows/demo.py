@@ -55,6 +55,6 @@ def _demo(store: Store, *, keep: bool) -> Demo:
     reports = [score_run(source, run, chosen, per_query=True) for run in runs]
     comparison = paired.compare(reports[0], reports[1]) if len(reports) == 2 else None
     if keep and comparison is not None:  # the dashboard shows the comparison, the impact queue needs the runs
-        store.save_report(comparison, f"{runs[0].name} vs {runs[1].name}")
-        store.pool_runs(read_run_lists(runs, 10), depth=10, paths=[str(p) for p in runs])
-    return Demo(folder=folder, status=store.status(), reports=reports, comparison=comparison)
+        store.reports.save(comparison, f"{runs[0].name} vs {runs[1].name}")
+        store.pool.add_runs(read_run_lists(runs, 10), depth=10, paths=[str(p) for p in runs])
+    return Demo(folder=folder, status=store.reads.status(), reports=reports, comparison=comparison)

@@ -15,7 +15,7 @@ QrelsFormat = Literal["trec", "jsonl"]
 
 def export_qrels(store: Store, stream: IO[str], fmt: QrelsFormat = "trec") -> int:
     """Write the current labels (grade 0 included; skipped and unlabeled pairs never); their count."""
-    labels = store.labels()
+    labels = store.reads.labels()
     return trec.write_qrels(labels, stream) if fmt == "trec" else jsonl.write_models(labels, stream)
 
 
@@ -23,4 +23,4 @@ def export_judgments(store: Store, stream: IO[str]) -> int:
     """Write the append-only event log as JSONL, streaming from one read transaction; the number
     of events."""
     with store.read_transaction():
-        return jsonl.write_models(store.iter_events(), stream)
+        return jsonl.write_models(store.log.iter_events(), stream)

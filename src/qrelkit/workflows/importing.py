@@ -46,14 +46,14 @@ def import_queries(
     use_jsonl = fmt == "jsonl" or (fmt == "auto" and is_jsonl(path))
     items: Iterator[tuple[int, Query]] = jsonl.read_queries(path) if use_jsonl else tsv.read_queries(path)
     items = _with_strata(store, items, stratum, str(path))
-    return refuse_empty(store.import_queries(items, source=str(path), create_strata=create_strata), path, "queries")
+    return refuse_empty(store.imports.queries(items, source=str(path), create_strata=create_strata), path, "queries")
 
 
 def _with_strata(
     store: Store, items: Iterator[tuple[int, Query]], stratum: str | None, source: str
 ) -> Iterator[tuple[int, Query]]:
     """Each query with a stratum: its own, else `stratum`, else the stored query's."""
-    stored = store.query_strata()
+    stored = store.settings.query_strata()
     for lineno, q in items:
         if "stratum" not in q.model_fields_set:
             fill = stratum if stratum is not None else stored.get(q.id)
@@ -73,7 +73,7 @@ def import_documents(store: Store, path: Path) -> int:
     """Documents from JSONL: `id` (or `_id`), `title`, `text`; any other field is kept as the
     document's metadata (see `formats.jsonl.document_from`)."""
     docs = jsonl.read_documents(path)
-    return refuse_empty(store.import_documents(docs, source=display(path)), path, "documents")
+    return refuse_empty(store.imports.documents(docs, source=display(path)), path, "documents")
 
 
 def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[int, int]:
@@ -90,7 +90,7 @@ def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[
     counts = _import_trec_qrels(store, path, assessor) if kind == "trec" else None
     if counts is None:
         records = read_qrels_records(path, check_repeats=False, kind=kind)
-        counts = store.import_qrels(records, source=display(path), assessor=assessor)
+        counts = store.imports.qrels(records, source=display(path), assessor=assessor)
     labels, pooled = counts
     refuse_empty(labels + pooled, path, "qrels lines")
     return labels, pooled
@@ -103,12 +103,12 @@ QRELS_BLOCK_BYTES = 1 << 20
 def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, int] | None:
     """The fast path of `import_qrels`: None when it gave up (an unreadable file too: the exact
     reader says so, naming the line)."""
-    from ..formats.columns import qrels_blocks
+    from ..formats.qrels_rows import qrels_rows  # numpy loads here, for a bulk import
 
     try:
         blocks = read_blocks(path, QRELS_BLOCK_BYTES)
-        with contextlib.closing(blocks), contextlib.closing(qrels_blocks(blocks)) as rows:
-            return store.import_qrel_blocks(rows, source=display(path), assessor=assessor)
+        with contextlib.closing(blocks), contextlib.closing(qrels_rows(blocks)) as rows:
+            return store.imports.qrel_rows(rows, source=display(path), assessor=assessor)
     except InputError:
         return None
 
@@ -119,7 +119,7 @@ JUDGMENT_HINT = 'lines are {"query_id": ..., "doc_id": ..., "state": "graded", "
 def import_judgments(store: Store, path: Path) -> int:
     """A judgments JSONL event log (as `export judgments` writes it)."""
     events = jsonl.read_models(path, Judgment, JUDGMENT_HINT)
-    return refuse_empty(store.import_judgments(events, source=display(path)), path, "judgment events")
+    return refuse_empty(store.imports.judgments(events, source=display(path)), path, "judgment events")
 
 
 @dataclass(frozen=True)
@@ -140,11 +140,11 @@ def import_beir(
         )
     qrels_path = beir.split_path(folder, split)
     with store.transaction():
-        nd = store.import_documents(beir.read_corpus_lines(folder), source=str(beir.corpus_path(folder)))
-        nq = store.import_queries(
+        nd = store.imports.documents(beir.read_corpus_lines(folder), source=str(beir.corpus_path(folder)))
+        nq = store.imports.queries(
             ((0, q) for q in beir.read_queries(folder, stratum)),
             source=str(folder / "queries.jsonl"),
             create_strata=True,
         )
-        nl, npool = store.import_qrels(beir.read_qrels(qrels_path), source=str(qrels_path), assessor=assessor)
+        nl, npool = store.imports.qrels(beir.read_qrels(qrels_path), source=str(qrels_path), assessor=assessor)
     return BeirImport(documents=nd, queries=nq, labels=nl, pooled=npool)

@@ -33,7 +33,7 @@ from ..models import (
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
-from .pairs import document_state, documents
+from .pairs import document_state, documents, own_vote, states
 from .queue import impacts, labels_by_query, ordered_queue
 
 
@@ -50,7 +50,7 @@ def disagreements(store: Store) -> list[Disagreement]:
     """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
     distance times queue impact (the impact the pair would have were it unlabeled)."""
     found = []
-    for (q, d), (votes, adjudicated) in store.votes().items():
+    for (q, d), (votes, adjudicated) in store.log.votes().items():
         graded = resolution.graded_votes(votes)
         if adjudicated is None and len(set(graded.values())) > 1:
             notes = {v.assessor: v.note for v in votes if v.note}
@@ -58,7 +58,7 @@ def disagreements(store: Store) -> list[Disagreement]:
     if not found:
         return []
     pairs = [(q, d) for q, d, _, _ in found]
-    weights = impacts(store, pairs, labels_by_query(store.label_rows(), leave_out=set(pairs)))
+    weights = impacts(store, pairs, labels_by_query(store.reads.label_rows(), leave_out=set(pairs)))
     if not any(weights):  # no pooled runs to weigh by: the grade distance alone orders them
         weights = [1.0] * len(pairs)
     items = [
@@ -109,29 +109,29 @@ class JudgingSession:
     _leaser: Store | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.scale = self.store.scale
+        self.scale = self.store.settings.scale
         self.store.wait_for_lock(self.lock_wait_ms)
 
     # -- reading ----------------------------------------------------------------------------
 
     @property
     def name(self) -> str:
-        return self.store.name
+        return self.store.settings.name
 
     @property
     def label_policy(self) -> LabelPolicy:
-        return self.store.label_policy
+        return self.store.settings.label_policy
 
     def query(self, query_id: str) -> Query | None:
-        return self.store.query(query_id)
+        return self.store.reads.query(query_id)
 
     def document(self, doc_id: str) -> Document | None:
-        return self.store.document(doc_id)
+        return self.store.reads.document(doc_id)
 
     def documents(self, query_id: str) -> list[DocState]:
         """The query's documents for this assessor (blind on shared pairs), the queued ones in
         queue order; the others keep their places. `changed` then reports news since this read."""
-        self._seen[query_id] = self.store.last_seq(query_id)
+        self._seen[query_id] = self.store.log.last_seq(query_id)
         return self.order_docs(query_id, documents(self.store, query_id, assessor=self.assessor, blind=True))
 
     def doc_state(self, query_id: str, doc_id: str) -> DocState:
@@ -141,11 +141,11 @@ class JudgingSession:
     def progress(self) -> list[QueryProgress]:
         """Counts for every query, read on a connection of its own (called from a worker thread,
         so that a long read never holds the connection the judgments are written on)."""
-        return self.reader().progress()
+        return self.reader().counts.progress()
 
     def latest_report(self) -> SavedReport | None:
         """The latest saved comparison, else the latest saved score report (for the dashboard)."""
-        return self.store.latest_report("comparison") or self.store.latest_report("score")
+        return self.store.reports.latest("comparison") or self.store.reports.latest("score")
 
     def reader(self) -> Store:
         """A second connection for worker threads (created on first use)."""
@@ -158,18 +158,21 @@ class JudgingSession:
     def record(self, event: Judgment) -> int:
         """Append the event (committed on return); its sequence number in the log. A busy store
         raises `StoreBusy` (the judging screen holds judgments with `judge` instead)."""
-        seq = self.store.record(event)
-        self._recorded(event)
+        seq = self.store.log.record(event)
+        self._recorded(event, seq)
         return seq
 
-    def _recorded(self, event: Judgment) -> None:
+    def _recorded(self, event: Judgment, seq: int) -> None:
+        """`event` is committed as `seq`: the session's counts, and the log position this
+        session has seen of its query (`changed`: its own events are no news; `seq` is the
+        highest in the log when it was appended)."""
         self.judged += event.state is not JudgmentState.NOTED
         pair = (event.query_id, event.doc_id)
         if event.state in (JudgmentState.CLEARED, JudgmentState.RETRACTED):
             self._done.discard(pair)
         elif event.state is not JudgmentState.NOTED:
             self._done.add(pair)
-        self._seen[event.query_id] = self.store.last_seq(event.query_id)
+        self._seen[event.query_id] = seq
 
     def judge(
         self,
@@ -183,12 +186,15 @@ class JudgingSession:
     ) -> DocState:
         """Record this assessor's vote (graded, skipped or retracted), committed on return, and
         what the pair resolves to now. When another process holds the store's lock, the vote is
-        held in memory (`waiting`) and committed, in order, by `flush`; the state says so."""
+        held in memory (`waiting`) and committed, in order, by `flush`; the state says so.
+
+        A keystroke's cost: the vote is written with its pair read in the same transaction
+        (`Log.record_pair`: four statements), which gives both the vote it replaces (for `undo`)
+        and the state after it, exactly (no one else could write in between)."""
         if state not in (JudgmentState.GRADED, JudgmentState.SKIPPED, JudgmentState.RETRACTED):
             raise UsageError(
                 f"a judgment is a vote, not {state.value!r}", "notes go through note(), clears through clear()"
             )
-        previous = self.own_vote(query_id, doc_id)
         event = Judgment(
             query_id=query_id,
             doc_id=doc_id,
@@ -198,10 +204,24 @@ class JudgingSession:
             note=note,
             seconds=seconds,
         )
-        self._history.append((query_id, doc_id, previous))
-        if not self.submit(event):
-            return DocState(doc_id=doc_id, state=VOTED[state], grade=grade, assessor=self.assessor, waiting=True)
-        return self.doc_state(query_id, doc_id)
+        if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
+            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            return self.doc_state(query_id, doc_id) if self.submit(event) else self._held_back(event)
+        try:
+            seq, before = self.store.log.record_pair(event, besides=self.assessor)
+        except StoreBusy:  # held in memory (the lock was waited for once, not again)
+            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            self._waiting.append(event)
+            return self._held_back(event)
+        self._history.append((query_id, doc_id, own_vote(before.events, query_id, doc_id, self.assessor)))
+        self._recorded(event, seq)
+        return states(before.after(seq, event), query_id, [doc_id], assessor=self.assessor, blind=True)[0]
+
+    def _held_back(self, vote: Judgment) -> DocState:
+        """What the pair shows while this vote waits for the busy store."""
+        return DocState(
+            doc_id=vote.doc_id, state=VOTED[vote.state], grade=vote.grade, assessor=self.assessor, waiting=True
+        )
 
     def note(self, query_id: str, doc_id: str, text: str) -> DocState:
         """A note on the pair, by this assessor: no vote, no label changes."""
@@ -223,8 +243,7 @@ class JudgingSession:
 
     def own_vote(self, query_id: str, doc_id: str) -> resolution.Vote | None:
         """This assessor's current vote on the pair (None: none)."""
-        pair = resolution.votes_of(self.store.query_events(query_id, doc_id)).get((query_id, doc_id))
-        return next((v for v in pair.votes if v.assessor == self.assessor), None) if pair else None
+        return own_vote(self.store.log.query_events(query_id, doc_id), query_id, doc_id, self.assessor)
 
     def undo(self) -> tuple[str, str] | None:
         """Take back this session's last judgment: the assessor's vote on that pair goes back to
@@ -257,8 +276,8 @@ class JudgingSession:
             self.store.wait_for_lock(wait_ms)
         try:
             while self._waiting:
-                self.store.record(self._waiting[0])
-                self._recorded(self._waiting.pop(0))
+                seq = self.store.log.record(self._waiting[0])
+                self._recorded(self._waiting.pop(0), seq)
         except StoreBusy:
             pass
         finally:
@@ -287,7 +306,7 @@ class JudgingSession:
 
     def changed(self, query_id: str) -> bool:
         """Whether someone else judged the query since this session last looked (a cheap read)."""
-        last = self.store.last_seq(query_id)
+        last = self.store.log.last_seq(query_id)
         seen = self._seen.get(query_id)
         self._seen[query_id] = last
         return seen is not None and last != seen
@@ -303,9 +322,9 @@ class JudgingSession:
             return
         try:
             if doc_id is None:
-                leaser.release(self.assessor)
+                leaser.leases.release(self.assessor)
             else:
-                leaser.hold(query_id, doc_id, self.assessor)
+                leaser.leases.hold(query_id, doc_id, self.assessor)
         except StoreBusy:
             pass  # a courtesy: the next call renews it
 
@@ -423,9 +442,9 @@ def open_session(
         raise UsageError(f"no store at {db}", "create one with `qrelkit init`, or `qrelkit demo --keep PATH`")
     store = Store.open(db)
     try:
-        if query is not None and store.query(query) is None:
+        if query is not None and store.reads.query(query) is None:
             raise StoreError(f"query {query!r} is not in the golden set", "see `qrelkit status`")
-        store.check_stratum(stratum)
+        store.settings.check_stratum(stratum)
     except BaseException:
         store.close()
         raise

@@ -8,70 +8,62 @@ from datetime import datetime
 
 from .. import resolution
 from ..models import DocState, Judgment, JudgmentState, LabelPolicy, LabelState, PairNote
-from ..storage import Store
+from ..storage import Pairs, Store
 
 
 def documents(store: Store, query_id: str, *, assessor: str | None = None, blind: bool = False) -> list[DocState]:
     """A query's documents in judging order, each with its resolved state (see the module)."""
-    pooled = store.pooled_documents(query_id)
-    events = store.query_events(query_id)
+    pooled = store.pool.documents(query_id)
+    pairs = store.log.pairs(query_id, besides=assessor)
     seen = set(pooled)
-    order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in events) if d not in seen]
-    return _states(store, query_id, order, events, store.shared_pairs(query_id), assessor=assessor, blind=blind)
+    order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in pairs.events) if d not in seen]
+    return states(pairs, query_id, order, assessor=assessor, blind=blind)
 
 
 def document_state(
     store: Store, query_id: str, doc_id: str, *, assessor: str | None = None, blind: bool = False
 ) -> DocState:
-    """One document's state, as `documents` gives it, reading that pair's events only (the
-    judging screen calls this after every keystroke)."""
-    events = store.query_events(query_id, doc_id)
-    return _states(
-        store, query_id, [doc_id], events, store.shared_pairs(query_id, doc_id), assessor=assessor, blind=blind
-    )[0]
+    """One document's state, as `documents` gives it, reading that pair alone (the judging screen
+    calls this after every keystroke): one statement."""
+    pairs = store.log.pairs(query_id, doc_id, besides=assessor)
+    return states(pairs, query_id, [doc_id], assessor=assessor, blind=blind)[0]
 
 
-def _states(
-    store: Store,
-    query_id: str,
-    order: list[str],
-    events: list[tuple[int, Judgment]],
-    shared: dict[str, set[str]],
-    *,
-    assessor: str | None,
-    blind: bool,
-) -> list[DocState]:
-    """Each document's resolved state from its events; blind where it is assigned to `assessor`
-    and others and `assessor` has not voted."""
+def states(pairs: Pairs, query_id: str, order: list[str], *, assessor: str | None, blind: bool) -> list[DocState]:
+    """Each document's resolved state from its events (`order`: the documents, in the order
+    wanted); blind where it is assigned to `assessor` and others and `assessor` has not voted."""
+    events, shared = pairs.events, pairs.shared
     votes = resolution.votes_of(events)
     times = {seq: e.timestamp for seq, e in events}
     hidden = {d for d, who in shared.items() if assessor in who} if blind and assessor is not None else set()
-    held = _held(store, query_id, assessor, shared)
+    held = _held(pairs, assessor)
     notes = _notes(events)
-    policy = store.label_policy
-    states = []
+    policy = pairs.settings.label_policy
+    found = []
     for d in order:
         v, adjudicated = votes.get((query_id, d), ([], None))
         if d in hidden and adjudicated is None and not any(x.assessor == assessor for x in v):
-            states.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True, shared=True, held_by=held.get(d)))
+            found.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True, shared=True, held_by=held.get(d)))
             continue
         state = _state(d, v, adjudicated, policy, times, shared=d in shared)
         mine = notes.get(d, [])
         update = {"notes": mine, "note": mine[-1].text if mine else None, "held_by": held.get(d)}
-        states.append(state.model_copy(update=update))
-    return states
+        found.append(state.model_copy(update=update))
+    return found
 
 
-def _held(store: Store, query_id: str, assessor: str | None, shared: dict[str, set[str]]) -> dict[str, str]:
+def own_vote(events: list[tuple[int, Judgment]], query_id: str, doc_id: str, assessor: str) -> resolution.Vote | None:
+    """`assessor`'s current vote on the pair in `events` (None: none)."""
+    pair = resolution.votes_of(events).get((query_id, doc_id))
+    return next((v for v in pair.votes if v.assessor == assessor), None) if pair else None
+
+
+def _held(pairs: Pairs, assessor: str | None) -> dict[str, str]:
     """Documents open on another assessor's screen, unless assigned to both of them (then each
     judges it anyway)."""
     if assessor is None:
         return {}
-    return {
-        d: who
-        for d, who in store.held(query_id, besides=assessor).items()
-        if not {who, assessor} <= shared.get(d, set())
-    }
+    return {d: who for d, who in pairs.held.items() if not {who, assessor} <= pairs.shared.get(d, set())}
 
 
 def _notes(events: list[tuple[int, Judgment]]) -> dict[str, list[PairNote]]:

@@ -37,15 +37,15 @@ def pool(
     store: Store, paths: Sequence[Path], *, depth: int, stratum: str | None = None, run_format: RunFormat = "auto"
 ) -> PoolResult:
     """Pool each run's unlabeled top `depth` pairs (of one stratum's queries, if given)."""
-    store.check_stratum(stratum)
+    store.settings.check_stratum(stratum)
     lists = read_run_lists(paths, depth, run_format)
-    return store.pool_runs(lists, depth=depth, paths=[str(p) for p in paths], stratum=stratum)
+    return store.pool.add_runs(lists, depth=depth, paths=[str(p) for p in paths], stratum=stratum)
 
 
 def run_coverage(store: Store, paths: Sequence[Path], k: int, run_format: RunFormat = "auto") -> list[RunCoverage]:
     """The judged coverage of each run's top k, per golden-set query and stratum."""
     from ..scoring.coverage import run_coverage as coverage
 
-    strata = store.query_strata()
-    labels = labels_by_query(store.label_rows())
+    strata = store.settings.query_strata()
+    labels = labels_by_query(store.reads.label_rows())
     return [coverage(run, strata, labels, k) for run in read_run_lists(paths, k, run_format)]

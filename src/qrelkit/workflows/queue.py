@@ -17,7 +17,7 @@ def run_lists(store: Store) -> list[RunLists]:
     """The runs pooled into the store, as the scoring engine takes them."""
     from ..scoring.arrays import RunLists
 
-    return [RunLists(name, ranked) for name, ranked in store.stored_runs().items()]
+    return [RunLists(name, ranked) for name, ranked in store.pool.runs().items()]
 
 
 def labels_by_query(
@@ -41,14 +41,14 @@ def impacts(
     strata, weights and scale; `metrics` default: the two tiles (`models.TILES`)."""
     from ..scoring.impact import impact_scores
 
-    scale = store.scale
+    scale = store.settings.scale
     return impact_scores(
         pairs,
         run_lists(store),
         labels,
         max_grade=scale.max_grade,
-        strata=store.query_strata(),
-        weights=store.weights(),
+        strata=store.settings.query_strata(),
+        weights=store.settings.weights(),
         metrics=metrics or TILES,
         relevance_threshold=scale.relevance_threshold,
     )
@@ -69,16 +69,16 @@ def ordered_queue(
     order where the queue has them), marked `assigned`."""
     from ..scoring.impact import order_queue
 
-    work = store.open_work()
+    work = store.reads.open_work()
     entries = work.unlabeled
-    strata = store.query_strata()
+    strata = store.settings.query_strata()
     if stratum is not None:
         entries = [e for e in entries if strata.get(e.query_id) == stratum]
     scores = None
     if order == "impact":
         scores = impacts(store, [(e.query_id, e.doc_id) for e in entries], labels_by_query(work.labels), metrics)
     items = order_queue(entries, order, impacts=scores, seed=seed)
-    mine = store.pending_assignments(assessor) if assessor is not None else []
+    mine = store.log.pending_assignments(assessor) if assessor is not None else []
     mine = [p for p in mine if stratum is None or strata.get(p[0]) == stratum]
     if not mine:
         return items

@@ -2,7 +2,7 @@
 
 A query or a document that holds labels (a vote or a skip) is removed only with `with_labels`:
 its labels are then cleared (recorded in the log, by the person who removed it) and the removal is
-recorded with the removed rows (`Store.removals`). A stratum is removed only once no query is in it
+recorded with the removed rows (`store.removals.recorded`). A stratum is removed only once no query is in it
 and no profile names it. Frozen versions are never touched: they keep what they froze.
 """
 
@@ -32,7 +32,14 @@ def remove_queries(
     with labels without `with_labels`, refuses the whole command and changes nothing)."""
     missing = ("no query {!r} in the golden set", "see them with `qrelkit queries list`")
     return _remove_all(
-        store, "query", query_ids, store.query_footprint, store.remove_query, missing, with_labels, assessor
+        store,
+        "query",
+        query_ids,
+        store.removals.query_footprint,
+        store.removals.remove_query,
+        missing,
+        with_labels,
+        assessor,
     )
 
 
@@ -62,14 +69,14 @@ def _remove_all(
 def queries_of_stratum(store: Store, stratum: str) -> list[str]:
     """The ids of the queries in a stratum (for `queries remove --stratum`); an unknown stratum
     is a usage error."""
-    if store.stratum_footprint(stratum) is None:
+    if store.removals.stratum_footprint(stratum) is None:
         raise UsageError(f"no stratum {stratum!r}", "see them with `qrelkit strata list`")
-    return sorted(q for q, s in store.query_strata().items() if s == stratum)
+    return sorted(q for q, s in store.settings.query_strata().items() if s == stratum)
 
 
 def queries(store: Store) -> list[Query]:
     """The golden set's queries, by id (`qrelkit queries list`)."""
-    return sorted(store.queries(), key=lambda q: q.id)
+    return sorted(store.reads.queries(), key=lambda q: q.id)
 
 
 def remove_documents(
@@ -79,7 +86,14 @@ def remove_documents(
     every one checked first."""
     missing = ("no document {!r} in the store", "ids as `qrelkit export qrels` prints them")
     return _remove_all(
-        store, "document", doc_ids, store.document_footprint, store.remove_document, missing, with_labels, assessor
+        store,
+        "document",
+        doc_ids,
+        store.removals.document_footprint,
+        store.removals.remove_document,
+        missing,
+        with_labels,
+        assessor,
     )
 
 
@@ -87,7 +101,7 @@ def remove_stratum(store: Store, name: str, *, assessor: str | None = None) -> R
     """Remove a stratum and its weight, once no query is in it and no profile names it."""
     who = assessor or current_assessor()
     with store.transaction():
-        footprint = store.stratum_footprint(name)
+        footprint = store.removals.stratum_footprint(name)
         if footprint is None:
             raise UsageError(f"no stratum {name!r}", "see them with `qrelkit strata list`")
         if footprint.queries:
@@ -101,12 +115,12 @@ def remove_stratum(store: Store, name: str, *, assessor: str | None = None) -> R
                 f"stratum {name!r} is named by the profiles {', '.join(footprint.profiles)}",
                 "remove or change those profiles first (`qrelkit profiles remove NAME` or `profiles set`)",
             )
-        return store.remove_stratum(name, assessor=who)
+        return store.removals.remove_stratum(name, assessor=who)
 
 
 def remove_profile(store: Store, name: str, *, assessor: str | None = None) -> Removal:
     """Remove a scoring profile."""
-    removal = store.remove_profile(name, assessor=assessor or current_assessor())
+    removal = store.removals.remove_profile(name, assessor=assessor or current_assessor())
     if removal is None:
         raise UsageError(f"no profile {name!r}", "see them with `qrelkit profiles list`")
     return removal
@@ -114,4 +128,4 @@ def remove_profile(store: Store, name: str, *, assessor: str | None = None) -> R
 
 def removals(store: Store) -> list[dict[str, Any]]:
     """Every recorded removal, oldest first: id, ts, kind, name, assessor, body (JSON text)."""
-    return store.removals()
+    return store.removals.recorded()

@@ -34,7 +34,7 @@ def save_reports(store: Store, reports: Sequence[ScoreReport | Comparison]) -> l
     kept = []
     for rep in reports:
         name = report_name(rep)
-        report_id = store.save_report(rep, name)
+        report_id = store.reports.save(rep, name)
         kept.append(_entry(store, report_id) or SavedEntry(report_id, _kind(rep), name, ""))
     return kept
 
@@ -44,13 +44,13 @@ def _kind(report: ScoreReport | Comparison) -> str:
 
 
 def _entry(store: Store, report_id: int) -> SavedEntry | None:
-    row = store.report_row(report_id)
+    row = store.reports.row(report_id)
     return None if row is None else SavedEntry(report_id, row[0], row[1], row[2])
 
 
 def list_reports(store: Store, kind: str | None = None) -> list[SavedEntry]:
     """Every saved report (of `kind`, when given), oldest first."""
-    return [SavedEntry(*row) for row in store.report_rows(kind)]
+    return [SavedEntry(*row) for row in store.reports.rows(kind)]
 
 
 def show_report(store: Store, report_id: int) -> SavedReport:
@@ -58,9 +58,9 @@ def show_report(store: Store, report_id: int) -> SavedReport:
     (or its body no longer reads as one)."""
     from pydantic import ValidationError
 
-    row = store.report_row(report_id)
+    row = store.reports.row(report_id)
     if row is None:
-        count = store.report_count()
+        count = store.reports.count()
         raise UsageError(
             f"no saved report {report_id} (the store holds {count})", "see `qrelkit reports list` for the ids"
         )

@@ -54,24 +54,24 @@ def check_name(name: str) -> str:
 def add_token(store: Store, name: str) -> str:
     """A new token for assessor `name` (refused while they hold one): the token, to show once."""
     check_name(name)
-    if store.active_token(name) is not None:
+    if store.tokens.active(name) is not None:
         raise UsageError(
             f"{name} already has a token", f"revoke it first: `qrelkit serve token revoke {name}`, then add again"
         )
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    store.add_token(name, digest(token))
+    store.tokens.add(name, digest(token))
     return token
 
 
 def list_tokens(store: Store) -> list[TokenEntry]:
     """Every token, oldest first: name, created, last used, revoked."""
-    return [TokenEntry(n, c, u, r) for n, c, u, r in store.token_rows()]
+    return [TokenEntry(n, c, u, r) for n, c, u, r in store.tokens.rows()]
 
 
 def revoke_token(store: Store, name: str) -> int:
     """Revoke `name`'s token (their open browser sessions end within seconds); how many."""
     check_name(name)
-    revoked = store.revoke_tokens(name)
+    revoked = store.tokens.revoke(name)
     if not revoked:
         raise UsageError(f"{name} has no token to revoke", "see `qrelkit serve token list`")
     return revoked
@@ -82,12 +82,12 @@ def authenticate(store: Store, token: str | None, *, touch: bool = True) -> Acce
     records the use (skipped, not waited for, while another process holds the write lock)."""
     if not token or len(token) > MAX_TOKEN_CHARS:
         return None
-    found = store.token_owner(digest(token))
+    found = store.tokens.owner(digest(token))
     if found is None:
         return None
     if touch:
         try:
-            store.touch_token(found[0])
+            store.tokens.touch(found[0])
         except StoreBusy:
             pass
     return Access(token_id=found[0], assessor=found[1])
@@ -95,7 +95,7 @@ def authenticate(store: Store, token: str | None, *, touch: bool = True) -> Acce
 
 def live_tokens(store: Store) -> set[int]:
     """The ids of the tokens not revoked (the server ends the sessions of any other)."""
-    return store.live_token_ids()
+    return store.tokens.live_ids()
 
 
 def public_url(host: str, port: int, given: str | None = None) -> str:

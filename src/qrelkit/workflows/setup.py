@@ -12,6 +12,17 @@ from ..storage import Store
 from .sources import canonical
 
 
+@dataclass(frozen=True)
+class Initialized:
+    """What `init` did: whether the store was new, what changed, and the settings now."""
+
+    new: bool
+    changed: list[str]
+    name: str
+    scale: GradeScale
+    label_policy: LabelPolicy
+
+
 def init(
     store: Store,
     *,
@@ -19,11 +30,31 @@ def init(
     max_grade: int | None = None,
     threshold: int | None = None,
     label_policy: LabelPolicy | None = None,
-) -> list[str]:
+) -> Initialized:
     """Name the golden set, set its grade scale 0..max_grade (relevant at >= threshold) and its
-    label policy. Only what is given changes (a new store starts from the defaults: golden,
-    0..3, relevant at >= 1, median); returns what changed, as "setting: old -> new"."""
-    old_scale = store.scale
+    label policy. Only what is given changes; a new store (made just now, or still blank) gets
+    every setting written, the defaults (golden, 0..3, relevant at >= 1, median) for those not
+    given. `changed` lists what changed, as "setting: old -> new"."""
+    new = store.created or store.is_blank()
+    if new:
+        name, max_grade, threshold = name or "golden", max_grade or 3, threshold or 1
+        label_policy = label_policy or "median"
+    changed = _configure(store, name=name, max_grade=max_grade, threshold=threshold, label_policy=label_policy)
+    now = store.settings
+    return Initialized(new, changed, now.name, now.scale, now.label_policy)
+
+
+def _configure(
+    store: Store,
+    *,
+    name: str | None = None,
+    max_grade: int | None = None,
+    threshold: int | None = None,
+    label_policy: LabelPolicy | None = None,
+) -> list[str]:
+    """Change the settings given (see `init`); what changed, as "setting: old -> new"."""
+    settings = store.settings
+    old_scale = settings.scale
     top = max_grade if max_grade is not None else old_scale.max_grade
     at = threshold if threshold is not None else old_scale.relevance_threshold
     if at > top:
@@ -33,16 +64,16 @@ def init(
     if name is not None:
         check_set_name(name)
     changed: list[str] = []
-    if name is not None and name != store.name:
-        changed.append(f"name: {store.name} -> {name}")
+    if name is not None and name != settings.name:
+        changed.append(f"name: {settings.name} -> {name}")
     if top != old_scale.max_grade:
         changed.append(f"grades: 0..{old_scale.max_grade} -> 0..{top}")
     if at != old_scale.relevance_threshold:
         changed.append(f"relevant at: >= {old_scale.relevance_threshold} -> >= {at}")
-    if label_policy is not None and label_policy != store.label_policy:
-        changed.append(f"label policy: {store.label_policy} -> {label_policy}")
+    if label_policy is not None and label_policy != settings.label_policy:
+        changed.append(f"label policy: {settings.label_policy} -> {label_policy}")
     rescale = max_grade is not None or threshold is not None
-    store.configure(name=name, scale=GradeScale.from_max(top, at) if rescale else None, label_policy=label_policy)
+    settings.configure(name=name, scale=GradeScale.from_max(top, at) if rescale else None, label_policy=label_policy)
     return changed
 
 
@@ -64,7 +95,7 @@ def set_stratum(store: Store, name: str, weight: float) -> Stratum:
         raise UsageError(
             f"invalid stratum {name!r} with weight {weight}", "names have no spaces; weights are finite and >= 0"
         ) from None
-    store.set_stratum(stratum)
+    store.settings.set_stratum(stratum)
     return stratum
 
 
@@ -79,7 +110,7 @@ def set_profile(store: Store, name: str, metrics: str, strata: Sequence[str] | N
     """Create or replace a scoring profile: its measures (canonical names) over some strata (None: all)."""
     measures = canonical(metrics)
     chosen = [s.strip() for s in strata if s.strip()] if strata else None
-    known = {s.name for s in store.strata()}
+    known = {s.name for s in store.settings.strata()}
     unknown = sorted(set(chosen or []) - known)
     if unknown:
         raise UsageError(f"unknown strata: {', '.join(unknown)}", f"known strata: {', '.join(sorted(known))}")
@@ -87,14 +118,18 @@ def set_profile(store: Store, name: str, metrics: str, strata: Sequence[str] | N
         profile = ScoringProfile(name=name, metrics=measures, strata=chosen)
     except ValueError:
         raise UsageError(f"invalid profile name {name!r}", "names have no spaces") from None
-    store.set_profile(profile)
+    store.settings.set_profile(profile)
     return profile
 
 
-def open_store(path: Path, *, create: bool = False) -> Store:
+def open_store(path: Path, *, create: bool = False, lock_wait_ms: int | None = None) -> Store:
     """The store at `path`; it must exist unless `create` (then an empty one is made at a missing
-    path or an empty file). A file that is not a qrelkit store is refused, unchanged."""
-    return Store.open(path, create=create)
+    path or an empty file). A file that is not a qrelkit store is refused, unchanged. With
+    `lock_wait_ms`, a write waits that long for another process's lock (default 30 s)."""
+    store = Store.open(path, create=create)
+    if lock_wait_ms is not None:
+        store.wait_for_lock(lock_wait_ms)
+    return store
 
 
 def close_store(store: Store) -> None:
@@ -111,8 +146,8 @@ def close_store(store: Store) -> None:
 def policy(store: Store, set_to: LabelPolicy | None = None) -> LabelPolicy:
     """The label policy (set first, when `set_to` is given)."""
     if set_to is not None:
-        store.configure(label_policy=set_to)
-    return store.label_policy
+        store.settings.configure(label_policy=set_to)
+    return store.settings.label_policy
 
 
 @dataclass(frozen=True)
@@ -125,14 +160,14 @@ class Overview:
 
 
 def overview(store: Store) -> Overview:
-    st = store.status()
-    return Overview(status=st, scale=store.scale, shares=traffic_shares(st))
+    st = store.reads.status()
+    return Overview(status=st, scale=store.settings.scale, shares=traffic_shares(st))
 
 
 def profiles(store: Store) -> list[ScoringProfile]:
-    return store.profiles()
+    return store.settings.profiles()
 
 
 def check_stratum(store: Store, name: str | None) -> None:
     """Refuse a stratum that neither has a weight nor holds a query (None passes)."""
-    store.check_stratum(name)
+    store.settings.check_stratum(name)

@@ -44,10 +44,10 @@ class ScoringSource:
         from ..formats.columns import Columns
 
         with store.read_transaction():
-            info = store.info()
-            queries = store.queries()
-            labels = store.label_rows()
-            docs = versioning.documents_hash(store.documents())
+            info = store.settings.info()
+            queries = store.reads.queries()
+            labels = store.reads.label_rows()
+            docs = versioning.documents_hash(store.reads.documents())
         return cls(
             labels=Columns.from_rows(labels, integer=True),
             labels_hash=None,

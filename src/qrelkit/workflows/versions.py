@@ -23,13 +23,13 @@ def _read(store: Store, *, stream_events: bool) -> versioning.Snapshot:
     """The snapshot, inside the caller's read transaction; with `stream_events` the event log is
     an iterator over the cursor, to be written before the transaction ends."""
     return versioning.Snapshot(
-        info=store.info(),
-        queries=store.queries(),
-        documents=list(store.documents()),
-        labels=_StoreLabels(store) if stream_events else store.labels(),
-        events=store.iter_events() if stream_events else store.events(),
-        unlabeled=store.unlabeled_pool(),
-        skipped=store.skipped(),
+        info=store.settings.info(),
+        queries=store.reads.queries(),
+        documents=list(store.reads.documents()),
+        labels=_StoreLabels(store) if stream_events else store.reads.labels(),
+        events=store.log.iter_events() if stream_events else store.log.events(),
+        unlabeled=store.pool.unlabeled(),
+        skipped=store.reads.skipped(),
         labels_sorted=stream_events,
     )
 
@@ -42,7 +42,7 @@ class _StoreLabels:
         self.store = store
 
     def __iter__(self) -> Iterator[Label]:
-        return (Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.store.iter_label_rows())
+        return (Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in self.store.reads.iter_label_rows())
 
 
 def check_name(name: str, version: str) -> None:
@@ -86,7 +86,7 @@ def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
     snap = versioning.read(folder, check=check)
     manifest = versioning.read_manifest(folder)
     with store.transaction():
-        counts = store.counts()
+        counts = store.reads.table_counts()
         held = {t: counts[t] for t in ("queries", "documents", "judgments", "pool") if counts[t]}
         if held:
             if _holds(store, snap):
@@ -96,12 +96,12 @@ def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
                 f"loading {folder} would mix the two",
                 "load the version into a new store: qrelkit --db NEW.db import version FOLDER",
             )
-        store.apply_info(snap.info)
-        store.import_queries(enumerate(snap.queries, 1), source=str(folder / "queries.jsonl"))
-        store.import_documents(snap.documents, source=str(folder / "documents.jsonl"))
-        store.import_judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"))
-        store.add_to_pool(snap.unlabeled)
-        if set(store.label_rows()) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
+        store.settings.apply_info(snap.info)
+        store.imports.queries(enumerate(snap.queries, 1), source=str(folder / "queries.jsonl"))
+        store.imports.documents(snap.documents, source=str(folder / "documents.jsonl"))
+        store.imports.judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"))
+        store.imports.pool_entries(snap.unlabeled)
+        if set(store.reads.label_rows()) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
             raise VersionError(
                 f"{folder}: the judgment log does not resolve to qrels.txt",
                 "the version is inconsistent; freeze it again from its store",

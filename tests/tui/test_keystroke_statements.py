@@ -1,0 +1,86 @@
+"""What one keystroke costs the store: a grade typed on the judging screen saves the judgment and
+shows the next document in at most `KEYSTROKE_STATEMENTS` SQL statements on the session's
+connection, BEGIN and COMMIT counted, every statement SQLite runs counted (the trace callback sees
+them all, the PRAGMAs too). The judgment is committed before the screen moves on."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from qrelkit.models import utcnow
+from qrelkit.storage import Store
+from qrelkit.tui.screens import judging as judging_screen
+from qrelkit.tui.screens.judging import JudgingScreen
+
+from .conftest import judge_app, make_store, until
+
+KEYSTROKE_STATEMENTS = 6
+
+
+@pytest.fixture
+def shared_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    """The tiny store on disk (WAL, synchronous=FULL), with what a pair's state reads in it: an
+    overlap assignment, another assessor's lease. The screen's poll is left out of the count (it
+    runs every few seconds, not on a key)."""
+    monkeypatch.setattr(judging_screen, "POLL_SECONDS", 3600.0)
+    store = make_store(str(tmp_path / "s.db"))
+    store.log.assign([("q1", "d3", "ann"), ("q1", "d3", "bob")])
+    expires = (utcnow() + timedelta(minutes=5)).isoformat()
+    with store.transaction():
+        store.conn.execute("INSERT INTO leases VALUES ('q1', 'd2', 'cy', ?)", [expires])
+    yield store
+    store.close()
+
+
+def _trace(store: Store) -> list[str]:
+    """Every statement the UI thread runs on the store's connection from now on (a worker thread's
+    path lookup for a checkpoint is not the keystroke's)."""
+    ui = threading.get_ident()
+    seen: list[str] = []
+    store.conn.set_trace_callback(lambda sql: seen.append(sql) if threading.get_ident() == ui else None)
+    return seen
+
+
+def _committed(store: Store) -> list[tuple[str, str, int]]:
+    """The judgments another connection sees (committed, on disk)."""
+    path = store.path
+    assert path is not None
+    other = sqlite3.connect(path)
+    try:
+        return other.execute("SELECT query_id, doc_id, grade FROM judgments WHERE assessor = 'ann'").fetchall()
+    finally:
+        other.close()
+
+
+async def test_a_grade_that_shows_the_next_document_costs_at_most_six_statements(shared_store: Store) -> None:
+    app = judge_app(shared_store, "ann", query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, JudgingScreen)
+        await until(pilot, lambda: app.session._queue is not None)  # the queue worker is done
+        await pilot.pause()
+        shown = []
+        other = shared_store.reader()  # another connection commits between the keys: no cost
+        for grade in (1, 2):
+            if grade == 2:
+                other.settings.configure(label_policy="latest")
+            doc = screen.docs[screen.position].doc_id
+            seen = _trace(shared_store)
+            await pilot.press(str(grade))
+            shared_store.conn.set_trace_callback(None)
+            shown.append(screen.docs[screen.position].doc_id)
+            assert shown[-1] != doc  # the next document is on screen
+            assert ("q1", doc, grade) in _committed(shared_store)
+            assert len(seen) <= KEYSTROKE_STATEMENTS, seen
+            writes = [s for s in seen if s.startswith(("BEGIN", "INSERT", "COMMIT"))]
+            assert [w.split()[0] for w in writes] == ["BEGIN", "INSERT", "COMMIT"], seen
+        other.close()
+        # ann's assignment first (d3, shared with bob: the state saved shows it), then d1, d4
+        assert shown == ["d1", "d4"]
+        assert next(d for d in screen.docs if d.doc_id == "d3").shared
