@@ -23,6 +23,7 @@ from pathlib import Path
 from qrelkit import versioning
 from qrelkit.models import Document, GoldenSetInfo, Judgment, PoolEntry, Query
 from qrelkit.storage import Store
+from qrelkit.workflows import versions
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "scripts" / "pydocs"
@@ -179,7 +180,7 @@ def freeze(version: str, docs_path: str | None, note: str | None) -> None:
     store.imports.documents(docs)
     store.imports.judgments(enumerate(events, 1), source="grades.txt")
     store.imports.pool_entries(unlabeled)
-    manifest = versioning.freeze(store.snapshot(), GOLDEN.parent, info.name, version, note=note)
+    manifest = versions.freeze(store, GOLDEN.parent, info.name, version, note=note)
     print(f"froze {GOLDEN / version}: {manifest.content_hash}; {len(events)} events, {len(unlabeled)} unlabeled")
 
 
