@@ -162,26 +162,21 @@ def test_a_damaged_store_is_one_line(tmp_path: Path) -> None:
 # -- 2. init changes only the options given ------------------------------------------------------
 
 
+def _settings(run_cli: Cli) -> tuple[str, int, int, str]:
+    """The store's name, top grade, relevance threshold and label policy, as stored."""
+    with Store.open(run_cli.db, create=False) as s:
+        scale = s.settings.scale
+        return s.settings.name, scale.max_grade, scale.relevance_threshold, s.settings.label_policy
+
+
 def test_init_changes_only_what_is_given(run_cli: Cli) -> None:
     run_cli("init", "--name", "a", "--max-grade", "4", "--threshold", "2", "--label-policy", "latest")
     out = run_cli("init", "--name", "b").output
     assert "name: a -> b" in out and "grades" not in out and "policy" not in out
-    with Store.open(run_cli.db, create=False) as s:
-        assert (
-            s.settings.name,
-            s.settings.scale.max_grade,
-            s.settings.scale.relevance_threshold,
-            s.settings.label_policy,
-        ) == ("b", 4, 2, "latest")
+    assert _settings(run_cli) == ("b", 4, 2, "latest")
     assert "label policy: latest -> median" in run_cli("init", "--label-policy", "median").output
     assert "unchanged" in run_cli("init").output
-    with Store.open(run_cli.db, create=False) as s:
-        assert (
-            s.settings.name,
-            s.settings.scale.max_grade,
-            s.settings.scale.relevance_threshold,
-            s.settings.label_policy,
-        ) == ("b", 4, 2, "median")
+    assert _settings(run_cli) == ("b", 4, 2, "median")
     bad = run_cli("init", "--threshold", "5", ok=False)
     one_line_error(bad, "--threshold 5 is above --max-grade 4")
 
