@@ -31,13 +31,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# One pytest process per core (pytest-xdist); tests take work from each other as they finish.
 unit: $(STAMP)
-	$(BIN)/pytest --ignore=tests/browser
+	$(BIN)/pytest --ignore=tests/browser -n auto --dist worksteal
 
 # The development loop: the unit tests without the slowest ones (marked `slow`). `make test` runs
 # them all, and is what CI runs.
 quick: $(STAMP)
-	$(BIN)/pytest --ignore=tests/browser -m "not slow"
+	$(BIN)/pytest --ignore=tests/browser -n auto --dist worksteal -m "not slow"
 
 # The HTML reports, and judging through `qrelkit serve`, in headless Chromium (screenshots in
 # tests/browser/artefacts/); installs
