@@ -3,7 +3,8 @@
     QrelkitError(message, hint)
     ├── InputError      a file or value given by the user is malformed (names file and line)
     ├── StoreError      the golden-set store refuses an operation or is in a bad state
-    │   └── StoreBusy   another process holds the store's write lock past the wait
+    │   ├── StoreBusy   another process holds the store's write lock past the wait
+    │   └── NotInGoldenSet  an event for a query or document that is not (or no longer) in the set
     ├── ScoringError    a metric name, cutoff or run cannot be scored as asked
     ├── VersionError    a frozen version is missing, altered or not comparable
     ├── UsageError      a combination of options or arguments that cannot work
@@ -52,6 +53,10 @@ class StoreError(QrelkitError):
 
 class StoreBusy(StoreError):
     """Another process held the store's write lock for longer than this one would wait."""
+
+
+class NotInGoldenSet(StoreError):
+    """An event for a query the golden set lacks, or a document removed from it: nothing recorded."""
 
 
 class ScoringError(QrelkitError):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from .. import resolution
+from ..errors import NotInGoldenSet
 from ..models import Judgment, JudgmentState, utcnow
 from .base import GoldenSettings, Part, event_from_row, insert_event, now
 
@@ -26,13 +27,39 @@ class Pairs:
     """Documents open on another assessor's screen now -> that assessor (`leases`)."""
     settings: GoldenSettings
     """The settings their labels resolve by."""
+    no_query: bool = False
+    """The query is not in the golden set (removed, or never imported): no event on it is recorded."""
+    removed: frozenset[str] = frozenset()
+    """Its documents removed from the golden set (`docs remove`): no event on them is recorded."""
 
     def after(self, seq: int, event: Judgment) -> Pairs:
         """The same pairs with `event` appended to the log as `seq`."""
         return replace(self, events=[*self.events, (seq, event)])
 
 
-PAIRS_SQL = """
+ABSENT_SQL = """
+    SELECT 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM queries WHERE id = :q)
+    UNION ALL
+    SELECT 5, NULL, r.name, NULL, NULL, NULL, NULL, NULL FROM (
+      SELECT name, max(coalesce(json_extract(body, '$.log_seq'), 0)) AS at FROM removals
+      WHERE kind = 'document' AND {docs} GROUP BY name) AS r
+    WHERE NOT EXISTS (SELECT 1 FROM documents WHERE id = r.name)
+      AND NOT EXISTS (SELECT 1 FROM pool WHERE query_id = :q AND doc_id = r.name)
+      AND NOT EXISTS (
+        SELECT 1 FROM judgments j WHERE j.query_id = :q AND j.doc_id = r.name AND j.seq > r.at
+        AND j.source IS NOT NULL AND j.source != 'removal')
+"""
+"""Why an event on query :q (on document :d, or on any of its judged documents) would be refused:
+a row of kind 4 when the query is not in the golden set, one of kind 5 for each document removed
+(`docs remove`) and not added back since (a document row, a pooled pair, or an imported event
+after the removal). A document the set never held a row for (judged from a qrels file only) is in
+the set. `{docs}`: `name = :d`, or the query's judged documents."""
+
+ONE_DOC = "name = :d"
+QUERY_DOCS = "name IN (SELECT doc_id FROM judgments WHERE query_id = :q)"
+
+PAIRS_SQL = (
+    """
     SELECT 0, seq, doc_id, state, grade, assessor, ts, note FROM judgments WHERE query_id = :q {one}
     UNION ALL
     SELECT 1, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM assignments WHERE query_id = :q {one}
@@ -41,19 +68,28 @@ PAIRS_SQL = """
     WHERE query_id = :q {one} AND assessor != :besides AND expires > :now
     UNION ALL
     SELECT 3, NULL, key, NULL, NULL, NULL, NULL, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')
+    UNION ALL
+"""
+    + ABSENT_SQL
+    + """
     ORDER BY 1, 2
 """
+)
 """`Pairs` in one statement: its rows are told apart by their first column (0 events, 1 assignments,
-2 others' leases, 3 the settings' `meta` rows)."""
+2 others' leases, 3 the settings' `meta` rows, 4 and 5 `ABSENT_SQL`'s)."""
 
 
 class Log(Part):
     """Appends and reads the event log; nothing here updates or deletes an event."""
 
     def record(self, judgment: Judgment) -> int:
-        """Append one event and commit it (durable on return). Returns its sequence number."""
+        """Append one event and commit it (durable on return). Returns its sequence number.
+        Refuses (`NotInGoldenSet`) an event on a query or document not in the golden set."""
         self.db.settings().scale.refuse_above(judgment.grade)
         with self.db.transaction():
+            params = {"q": judgment.query_id, "d": judgment.doc_id}
+            kinds = {row[0] for row in self.conn.execute(ABSENT_SQL.format(docs=ONE_DOC), params)}
+            refuse_absent(judgment, no_query=4 in kinds, removed=5 in kinds)
             return insert_event(self.conn, judgment, None)
 
     def record_pair(self, judgment: Judgment, *, besides: str | None) -> tuple[int, Pairs]:
@@ -64,18 +100,21 @@ class Log(Part):
         with self.db.transaction():
             before = self.pairs(judgment.query_id, judgment.doc_id, besides=besides)
             before.settings.scale.refuse_above(judgment.grade)
+            refuse_absent(judgment, no_query=before.no_query, removed=judgment.doc_id in before.removed)
             return insert_event(self.conn, judgment, None), before
 
     def pairs(self, query_id: str, doc_id: str | None = None, *, besides: str | None) -> Pairs:
         """A query's pairs (or one pair) as a judging screen shows them, in one statement: their
         events, assignments, the leases of assessors other than `besides` (None: no one's), and
         the settings (`base.Connection.settings_of`)."""
-        sql = PAIRS_SQL.format(one="AND doc_id = :d" if doc_id is not None else "")
+        one = doc_id is not None
+        sql = PAIRS_SQL.format(one="AND doc_id = :d" if one else "", docs=ONE_DOC if one else QUERY_DOCS)
         params = {"q": query_id, "d": doc_id, "besides": besides, "now": utcnow().isoformat()}
         events: list[tuple[int, Judgment]] = []
         assigned: dict[str, set[str]] = {}
         held: dict[str, str] = {}
         raw: dict[str, str] = {}
+        no_query, removed = False, set[str]()
         for kind, seq, d, st, g, a, ts, n in self.conn.execute(sql, params):
             if kind == 0:
                 state, at = JudgmentState(st), _time(ts)
@@ -87,10 +126,14 @@ class Log(Part):
                 assigned.setdefault(d, set()).add(a)
             elif kind == 2:
                 held[d] = a
-            else:
+            elif kind == 3:
                 raw[d] = n
+            elif kind == 4:
+                no_query = True
+            else:
+                removed.add(d)
         shared = {d: who for d, who in assigned.items() if len(who) > 1}
-        return Pairs(events, shared, held, self.db.settings_of(raw))
+        return Pairs(events, shared, held, self.db.settings_of(raw), no_query, frozenset(removed))
 
     def events(self, query_id: str | None = None) -> list[Judgment]:
         """The log in order (all of it, or one query's), without the events of removed queries
@@ -179,6 +222,20 @@ class Log(Part):
     def last_seq(self, query_id: str) -> int:
         """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
         return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)
+
+
+def refuse_absent(judgment: Judgment, *, no_query: bool, removed: bool) -> None:
+    """Raise `NotInGoldenSet` for an event on a query or document not in the golden set."""
+    if no_query:
+        raise NotInGoldenSet(
+            f"query {judgment.query_id!r} is not in the golden set (removed?): nothing recorded",
+            "see `qrelkit removals`; `qrelkit import queries` adds it back",
+        )
+    if removed:
+        raise NotInGoldenSet(
+            f"document {judgment.doc_id!r} was removed from the golden set: nothing recorded",
+            "see `qrelkit removals`; `qrelkit import docs` adds it back",
+        )
 
 
 def _time(ts: str) -> datetime | None:

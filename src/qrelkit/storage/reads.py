@@ -21,6 +21,10 @@ class OpenWork(NamedTuple):
     labels: list[LabelRow]
 
 
+IN_SET = "query_id IN (SELECT id FROM queries)"
+"""Labels (and skips) of the golden set's queries only: a removed query's events stay in the log."""
+
+
 class Reads(Part):
     """What the store holds now."""
 
@@ -29,7 +33,8 @@ class Reads(Part):
         and building a model costs more than reading its row)."""
         one = query_id is not None
         sql = self._labels_sql() if not one else (
-            f"SELECT query_id, doc_id, grade FROM {self._current(one)} WHERE state = 'graded' ORDER BY query_id, doc_id"
+            f"SELECT query_id, doc_id, grade FROM {self._current(one)} WHERE state = 'graded' AND {IN_SET} "
+            "ORDER BY query_id, doc_id"
         )  # fmt: skip
         return self.conn.execute(sql, {"qid": query_id}).fetchall()
 
@@ -53,9 +58,12 @@ class Reads(Part):
         if events == pairs:
             return (
                 "SELECT query_id, doc_id, grade FROM judgments INDEXED BY judgments_votes "
-                "WHERE state IN ('graded', 'adjudicated') ORDER BY query_id, doc_id"
+                f"WHERE state IN ('graded', 'adjudicated') AND {IN_SET} ORDER BY query_id, doc_id"
             )
-        return f"SELECT query_id, doc_id, grade FROM {self._current()} WHERE state = 'graded' ORDER BY query_id, doc_id"
+        return (
+            f"SELECT query_id, doc_id, grade FROM {self._current()} WHERE state = 'graded' AND {IN_SET} "
+            "ORDER BY query_id, doc_id"
+        )
 
     def labels(self, query_id: str | None = None) -> list[Label]:
         """Current graded labels, sorted (grade 0 included; skipped and cleared pairs are not labels)."""
@@ -63,7 +71,7 @@ class Reads(Part):
 
     def skipped(self, query_id: str | None = None) -> list[tuple[str, str]]:
         one = query_id is not None
-        sql = f"SELECT query_id, doc_id FROM {self._current(one, grades=False)} WHERE state = 'skipped'"
+        sql = f"SELECT query_id, doc_id FROM {self._current(one, grades=False)} WHERE state = 'skipped' AND {IN_SET}"
         return [tuple(r) for r in self.conn.execute(sql, {"qid": query_id})]
 
     def query(self, query_id: str) -> Query | None:

@@ -131,7 +131,10 @@ class Removals(Part):
         return len(pairs)
 
     def _record(self, removal: Removal, assessor: str, rows: dict[str, Any]) -> None:
-        body = {"judged_pairs": removal.judged_pairs, "pooled": removal.pooled, **rows}
+        # `log_seq`: the log's last event at the removal (its own clears included), so that a pair
+        # of a removed document counts as added back only by what came later (`log.ABSENT_SQL`)
+        seq = int(self._scalar("SELECT coalesce(max(seq), 0) FROM judgments") or 0)
+        body = {"judged_pairs": removal.judged_pairs, "pooled": removal.pooled, "log_seq": seq, **rows}
         self.conn.execute(
             "INSERT INTO removals(ts, kind, name, assessor, body) VALUES (?, ?, ?, ?, ?)",
             [now(), removal.kind, removal.name, assessor, json.dumps(body, sort_keys=True)],

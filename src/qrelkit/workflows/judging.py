@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import resolution
-from ..errors import StoreBusy, StoreError, UsageError
+from ..errors import NotInGoldenSet, StoreBusy, StoreError, UsageError
 from ..models import (
     Disagreement,
     DocState,
@@ -104,6 +104,9 @@ class JudgingSession:
     """How long a judgment waits for another process's write lock before it is held in memory
     (the judging screen passes a fraction of a second, so that a key never freezes the screen)."""
     _waiting: list[Judgment] = field(init=False, default_factory=list, repr=False)
+    refused: list[tuple[Judgment, NotInGoldenSet]] = field(init=False, default_factory=list, repr=False)
+    """Held events the store refused once free (their query or document was removed meanwhile):
+    the screen says so (`take_refused`); nothing else can record them."""
     _history: list[tuple[str, str, resolution.Vote | None]] = field(init=False, default_factory=list, repr=False)
     _seen: dict[str, int] = field(init=False, default_factory=dict, repr=False)
     _leaser: Store | None = field(init=False, default=None, repr=False)
@@ -205,8 +208,10 @@ class JudgingSession:
             seconds=seconds,
         )
         if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
-            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
-            return self.doc_state(query_id, doc_id) if self.submit(event) else self._held_back(event)
+            previous = self.own_vote(query_id, doc_id)
+            saved = self.submit(event)  # a refusal (NotInGoldenSet) leaves nothing to undo
+            self._history.append((query_id, doc_id, previous))
+            return self.doc_state(query_id, doc_id) if saved else self._held_back(event)
         try:
             seq, before = self.store.log.record_pair(event, besides=self.assessor)
         except StoreBusy:  # held in memory (the lock was waited for once, not again)
@@ -267,7 +272,12 @@ class JudgingSession:
         """Commit the event after every one still waiting; False when the store is busy (then it
         waits in memory, in order, for `flush`)."""
         self._waiting.append(event)
-        return self.flush() == 0
+        left = self.flush()
+        refused = next((error for e, error in self.refused if e is event), None)
+        if refused is not None:
+            self.refused = [(e, error) for e, error in self.refused if e is not event]
+            raise refused
+        return left == 0
 
     def flush(self, wait_ms: int | None = None) -> int:
         """Commit the waiting events in order, as far as the store lets; how many still wait.
@@ -276,7 +286,11 @@ class JudgingSession:
             self.store.wait_for_lock(wait_ms)
         try:
             while self._waiting:
-                seq = self.store.log.record(self._waiting[0])
+                try:
+                    seq = self.store.log.record(self._waiting[0])
+                except NotInGoldenSet as error:  # removed while it waited: it cannot be recorded
+                    self.refused.append((self._waiting.pop(0), error))
+                    continue
                 self._recorded(self._waiting.pop(0), seq)
         except StoreBusy:
             pass
@@ -284,6 +298,11 @@ class JudgingSession:
             if wait_ms is not None:
                 self.store.wait_for_lock(self.lock_wait_ms)
         return len(self._waiting)
+
+    def take_refused(self) -> list[NotInGoldenSet]:
+        """The refusals of held events since the last call (see `refused`)."""
+        taken, self.refused = [error for _, error in self.refused], []
+        return taken
 
     def save_waiting(self) -> Path:
         """Write the judgments still waiting for the store to a JSONL file (the format `import

@@ -16,6 +16,7 @@ def documents(store: Store, query_id: str, *, assessor: str | None = None, blind
     pooled = store.pool.documents(query_id)
     pairs = store.log.pairs(query_id, besides=assessor)
     seen = set(pooled)
+    seen.update(pairs.removed)  # documents removed from the golden set are not judged (nor shown)
     order = pooled + [d for d in dict.fromkeys(e.doc_id for _, e in pairs.events) if d not in seen]
     return states(pairs, query_id, order, assessor=assessor, blind=blind)
 

@@ -16,8 +16,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from ...errors import NotInGoldenSet
 from ...models import Disagreement, GradeScale
-from ...render.styles import data
+from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
 from ..grade_entry import GradeKeys
 from ..modals.help import HelpScreen
@@ -141,7 +142,15 @@ class AdjudicationScreen(Screen[None]):
         if pair in self.done:
             self.notify(f"settled already ({self.done[pair]}): n goes to the next disagreement", severity="warning")
             return
-        if not self.session.settle(self.items[self.position], grade):
+        try:
+            saved = self.session.settle(self.items[self.position], grade)
+        except NotInGoldenSet as error:  # its query or document was removed meanwhile
+            self.notify(visible(f"not saved: {error.message}"), severity="error", markup=False)
+            del self.items[self.position]
+            self.position = min(self.position, max(len(self.items) - 1, 0))
+            self.refresh_view()
+            return
+        if not saved:
             self.notify(
                 f"store busy: {self.session.waiting} held in memory, saved in order once it is free",
                 title="waiting",
@@ -185,7 +194,11 @@ class AdjudicationScreen(Screen[None]):
 
         def save(note: str | None) -> None:
             if note is not None:
-                self.session.note(pair[0], pair[1], note)
+                try:
+                    self.session.note(pair[0], pair[1], note)
+                except NotInGoldenSet as error:
+                    self.notify(visible(f"not saved: {error.message}"), severity="error", markup=False)
+                    return
                 self.notify("note saved", timeout=3)
 
         self.app.push_screen(NoteScreen(None), save)

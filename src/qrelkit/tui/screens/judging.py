@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Static
 
+from ...errors import NotInGoldenSet
 from ...models import DocState, JudgmentState, LabelState, Query
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
@@ -184,6 +185,8 @@ class JudgingScreen(Screen[None]):
             left = self.session.flush()
             free = Text("the store is free again: every judgment is saved", css("green"))
             self.say(waiting_line(left) if left else free)
+        for error in self.session.take_refused():  # removed while it waited for the store
+            self.refused(error)
         if self.docs and self.session.changed(self.query_id):
             current = self.docs[self.position].doc_id
             self.docs = self.session.documents(self.query_id)
@@ -205,7 +208,11 @@ class JudgingScreen(Screen[None]):
         self.touched = True
         d = self.docs[self.position]
         seconds = round(time.monotonic() - self.shown_at, 3)
-        done = self.session.judge(self.query_id, d.doc_id, state, grade, note=note, seconds=seconds)
+        try:
+            done = self.session.judge(self.query_id, d.doc_id, state, grade, note=note, seconds=seconds)
+        except NotInGoldenSet as error:
+            self.refused(error)
+            return
         self.docs[self.position] = done
         self.say(waiting_line(self.session.waiting) if done.waiting else saved_line(done, state, grade, self.session))
         if advance:
@@ -216,6 +223,13 @@ class JudgingScreen(Screen[None]):
                 return
             self.position = nxt
         self.refresh_view()
+
+    def refused(self, error: NotInGoldenSet) -> None:
+        """The store refused an event: its query or document left the golden set (`queries|docs
+        remove`) while the screen showed it. Say so and move on: read the query again (a removed
+        document is no longer listed; a removed query shows it is gone)."""
+        self.say(Text(f"not saved: {error.message}", css("red")))
+        self.load()
 
     def action_skip(self) -> None:
         self.timed(JudgmentState.SKIPPED)
@@ -241,7 +255,11 @@ class JudgingScreen(Screen[None]):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.docs[self.position] = self.session.clear(self.query_id, d.doc_id)
+                try:
+                    self.docs[self.position] = self.session.clear(self.query_id, d.doc_id)
+                except NotInGoldenSet as error:
+                    self.refused(error)
+                    return
                 self.say(Text.assemble("cleared ", data(d.doc_id, "bold"), " for everyone"))
                 self.refresh_view()
 
@@ -249,7 +267,11 @@ class JudgingScreen(Screen[None]):
 
     def action_undo(self) -> None:
         """Undo this session's last judgment and go back to that document."""
-        pair = self.session.undo()
+        try:
+            pair = self.session.undo()
+        except NotInGoldenSet as error:
+            self.refused(error)
+            return
         if pair is None:
             self.say(Text("nothing to undo in this session", css("yellow")))
             return
@@ -278,7 +300,11 @@ class JudgingScreen(Screen[None]):
 
         def save(note: str | None) -> None:
             if note is not None:  # a note event: no vote, no label changes
-                self.docs[self.position] = self.session.note(self.query_id, d.doc_id, note)
+                try:
+                    self.docs[self.position] = self.session.note(self.query_id, d.doc_id, note)
+                except NotInGoldenSet as error:
+                    self.refused(error)
+                    return
                 self.say(Text.assemble("note saved for ", data(d.doc_id, "bold")))
                 self.refresh_view()
 
