@@ -46,6 +46,30 @@ def test_out_may_not_be_an_input_nor_inside_a_version(run_cli: Cli, tmp_path: Pa
     assert run_cli("score", str(run), "--golden", golden, "--out", str(tmp_path / "ok.txt")).exit_code == 0
 
 
+def test_nothing_writes_into_a_frozen_version_that_is_not_an_input(run_cli: Cli, tmp_path: Path) -> None:
+    """`--out` (or `freeze --out`, `schemas write --dir`) into any frozen version folder broke
+    that version for good; refused, whichever version and however the path is spelled."""
+    run_cli("import", "version", str(DEMO / "1.0"))
+    sets = tmp_path / "sets"
+    run_cli("freeze", "g", "1", "--out", str(sets))
+    version = sets / "g" / "1"
+    before = {p.name: p.read_bytes() for p in version.iterdir()}
+    attempts = [
+        ("export", "qrels", "--out", str(version / "qrels.txt")),
+        ("export", "judgments", "--out", str(version / "new.jsonl")),
+        ("score", str(RUN), "--out", str(version / "sub" / ".." / "qrels.txt")),
+        ("freeze", "h", "1", "--out", str(version)),
+        ("schemas", "write", "--dir", str(version / "schemas")),
+    ]
+    for command in attempts:
+        refused = run_cli(*command, ok=False)
+        assert refused.exit_code == 2 and "inside the frozen version" in refused.output, (command, refused.output)
+        assert len(refused.output.strip().splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in version.iterdir()} == before
+    assert run_cli("verify", str(version)).exit_code == 0
+    assert run_cli("export", "qrels", "--out", str(sets / "g" / "qrels.txt")).exit_code == 0  # beside it is fine
+
+
 def test_a_gate_fails_closed_on_a_value_it_cannot_compare(run_cli: Cli) -> None:
     golden = str(DEMO / "1.0")
     paths = []

@@ -103,6 +103,29 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
     assert db.read_bytes() == b"some notes, not a database\n" * 100
 
 
+@pytest.mark.parametrize("args", [["status"], ["init"], ["import", "queries", "-"], ["export", "qrels"]])
+def test_a_fifo_as_the_store_is_refused_at_once(tmp_path: Path, args: list[str]) -> None:
+    """A named pipe given as --db used to hang every command (the header read waited for a writer)."""
+    fifo = tmp_path / "store.db"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    done = subprocess.run(
+        [sys.executable, "-m", "qrelkit", "--db", str(fifo), *args],
+        input="", capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "is not a regular file" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.db"]
+
+
+def test_a_device_as_the_store_is_refused_and_nothing_is_created_beside_it() -> None:
+    journal = Path("/dev/null-journal")
+    existed = journal.exists()
+    for args in (["status"], ["init"]):
+        one_line_error(invoke(Path("/dev/null"), *args), "/dev/null is not a regular file")
+    assert journal.exists() == existed
+
+
 def test_reading_commands_do_not_create_a_store(tmp_path: Path) -> None:
     empty = tmp_path / "empty.db"
     empty.touch()

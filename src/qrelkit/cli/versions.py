@@ -86,7 +86,9 @@ _SCHEMA_DIR = click.option(
 def schemas_write(folder: Path) -> None:
     """Regenerate every schema file."""
     from ..formats import schemas as generated
+    from ..workflows.outputs import refuse_inside_version
 
+    refuse_inside_version(folder, "--dir")
     for name, model in generated.SCHEMAS.items():
         with atomic_write(folder / name, parents=True) as stream:
             stream.write(generated.render(model))

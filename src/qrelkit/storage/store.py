@@ -189,6 +189,11 @@ def _kind(p: Path) -> str:
         raise StoreError(f"{p} is a folder, not a qrelkit store", "pass --db with the store's file")
     if not p.exists():
         return "empty"
+    if not p.is_file():  # a FIFO would block the header read forever; a device is no store
+        raise StoreError(
+            f"{p} is not a regular file (a pipe, socket or device), not a qrelkit store; left unchanged",
+            "pass --db with the path of a store file (or of a new one)",
+        )
     try:
         with open(p, "rb") as fh:
             head = fh.read(len(SQLITE_HEADER))

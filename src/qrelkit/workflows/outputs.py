@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import UsageError
+from ..versioning import MANIFEST
 
 STORE_SIDECARS = ("", "-wal", "-shm", "-journal")
 """The files SQLite keeps for a store `PATH`: `PATH`, `PATH-wal`, `PATH-shm`, `PATH-journal`."""
@@ -39,3 +40,30 @@ def check_output(out: Path, *, store: Path | None, inputs: Iterable[Path | None]
                 f"--out {out} is inside the input folder {source} (a frozen version stays as frozen)",
                 "write outside it",
             )
+    refuse_inside_version(out, "--out")
+
+
+def frozen_version_holding(path: Path) -> Path | None:
+    """The frozen version folder `path` is (or lies inside), if any: a folder holding a version
+    manifest (`manifest.json` with a `content_hash`), however `path` is spelled."""
+    for folder in [path.resolve(), *path.resolve().parents]:
+        manifest = folder / MANIFEST
+        if manifest.is_file():
+            try:
+                with manifest.open("rb") as fh:
+                    if b'"content_hash"' in fh.read(1 << 20):
+                        return folder
+            except OSError:
+                continue
+    return None
+
+
+def refuse_inside_version(out: Path, option: str) -> None:
+    """Refuse to write at `out` when that is inside a frozen version (any version, not only an
+    input of the command): a file written there would break its manifest for good."""
+    version = frozen_version_holding(out)
+    if version is not None:
+        raise UsageError(
+            f"{option} {out} is inside the frozen version {version}: writing there would break it",
+            "a version stays as frozen: write outside it (freeze a new version for new content)",
+        )

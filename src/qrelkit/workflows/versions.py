@@ -10,6 +10,7 @@ from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
 from ..models import Label, Manifest, is_identifier
 from ..storage import Store
+from .outputs import refuse_inside_version
 
 
 def snapshot(store: Store) -> versioning.Snapshot:
@@ -57,8 +58,9 @@ def check_name(name: str, version: str) -> None:
 
 
 def freeze(store: Store, out: Path, name: str, version: str, *, note: str | None = None) -> Manifest:
-    """Freeze the store as `out/name/version/`."""
+    """Freeze the store as `out/name/version/` (never inside another version)."""
     check_name(name, version)
+    refuse_inside_version(out / name, "--out")
     with store.read_transaction():  # one consistent read; the event log streams into the folder
         return versioning.freeze(_read(store, stream_events=True), out, name, version, note=note)
 
