@@ -293,6 +293,32 @@ async def test_a_busy_store_delays_a_key_and_the_screen_says_so(tmp_path: Path) 
         assert [(e.doc_id, e.grade, e.assessor) for e in store.log.events("q1")][-1] == ("d1", 2, "ann")
 
 
+async def test_a_held_judgment_is_saved_while_the_assessor_is_on_another_screen(tmp_path: Path) -> None:
+    """Only the judging screen's poll used to retry held judgments: back on the query list, a
+    judgment waited (and was lost to a hang-up) until a judging screen opened again."""
+    import sqlite3
+
+    from qrelkit.workflows.judging import JudgingSession
+
+    from .conftest import make_store
+
+    make_store(str(tmp_path / "s.db")).close()
+    session = JudgingSession(Store.open(tmp_path / "s.db"), "ann", lock_wait_ms=50)
+    app = JudgeApp(session, query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        other = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        await pilot.press("2")
+        assert session.waiting == 1
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, QueryListScreen))
+        other.execute("COMMIT")
+        await until(pilot, lambda: session.waiting == 0)  # the app's timer, with no judging screen shown
+        other.close()
+    with Store.open(tmp_path / "s.db") as store:
+        assert [(e.doc_id, e.grade, e.assessor) for e in store.log.events("q1")][-1] == ("d1", 2, "ann")
+
+
 async def test_an_unexpected_error_ends_the_app_with_a_status_and_a_traceback_log(tiny_store: Store) -> None:
     from qrelkit.tui.command import crash_log
 

@@ -8,8 +8,10 @@ committed; started by `qrelkit serve` (`served`), the app ends when its server i
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
+import signal
 
 from textual import on, work
 from textual.app import App
@@ -34,11 +36,25 @@ class JudgeApp(App[None]):
     PARENT_SECONDS = 1.0
     """How often a served app (`qrelkit serve`) checks that its server still runs."""
 
+    HANGUP_WAIT_MS = 5_000
+    """How long the held judgments wait for a busy store when the terminal goes (SIGHUP) or the
+    process is asked to end (SIGTERM); what still waits then is written to a file by `judge`."""
+
     def __init__(
-        self, session: JudgingSession, *, query: str | None = None, adjudicate: bool = False, served: bool = False
+        self,
+        session: JudgingSession,
+        *,
+        query: str | None = None,
+        adjudicate: bool = False,
+        served: bool = False,
+        signals: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
+        self.signals = signals
+        self.hung_up = False
+        """Ended by SIGHUP or SIGTERM (`hangup`)."""
+        """End on SIGHUP and SIGTERM as on `q`, committing first (`qrelkit judge`; not in tests)."""
         self.served = served
         """Started by `qrelkit serve` for one browser: the app ends when that server does."""
         self._server_pid = os.getppid()
@@ -83,11 +99,28 @@ class JudgeApp(App[None]):
         self.load_queue()
         if self.served:
             self.set_interval(self.PARENT_SECONDS, self._orphaned)
+        if self.signals:  # the default action of SIGHUP (terminal closed) ends the process at once
+            loop = asyncio.get_running_loop()
+            for number in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(number, self.hangup)
         gc.collect()
         gc.freeze()
         gc.disable()  # collections run on the timer below, between frames, not inside a keystroke
 
+    def hangup(self) -> None:
+        """The terminal is gone (or the process was asked to end): commit the judgments a busy
+        store still holds back (waiting a few seconds for it), then end; `judge` writes what
+        still waits to a file. Nothing shown as saved or held is dropped."""
+        self.hung_up = True
+        if self.session.waiting:
+            self.session.flush(wait_ms=self.HANGUP_WAIT_MS)
+        self.exit()
+
     def checkpoint(self) -> None:
+        # held judgments are retried here as well as by the judging screen: also while the
+        # assessor is on another screen (the query list, help, a note)
+        if self.session.waiting:
+            self.session.flush()
         self._checkpoint()
         self._ticks += 1
         # young objects every tick (a few ms); everything once a minute: always between frames

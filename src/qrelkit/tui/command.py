@@ -43,10 +43,13 @@ def judge(
 
     db: Path = ctx.obj["db"]
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed)
-    app = JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served)
+    app = JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True)
+    kept: Path | None = None
     try:
         app.run()
     finally:
+        if app.hung_up and session.waiting:  # ending now: no second wait for the busy store
+            kept = session.set_aside_waiting()
         try:
             session.close()  # commits what a busy store still held back
         except StoreBusy:
@@ -55,6 +58,11 @@ def judge(
                 f"the store stayed busy: the judgments not yet saved are in {kept}; "
                 f"add them with `qrelkit import judgments {kept}`"
             ) from None
+    if kept is not None:
+        raise click.ClickException(
+            f"the store stayed busy: the judgments not yet saved are in {kept}; "
+            f"add them with `qrelkit import judgments {kept}`"
+        )
     if app.return_code:
         log = crash_log(app.crash)
         raise click.ClickException(f"qrelkit judge stopped on an unexpected error; the traceback is in {log}")

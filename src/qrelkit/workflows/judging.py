@@ -316,6 +316,13 @@ class JudgingSession:
             jsonl.write_models(self._waiting, out)
         return Path(name)
 
+    def set_aside_waiting(self) -> Path:
+        """`save_waiting`, and the judgments written there are no longer held (so that closing
+        does not wait for the store again: the process is ending)."""
+        kept = self.save_waiting()
+        self._waiting.clear()
+        return kept
+
     @property
     def waiting(self) -> int:
         """Judgments held in memory until the busy store takes them."""

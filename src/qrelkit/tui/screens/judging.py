@@ -103,6 +103,8 @@ class JudgingScreen(Screen[None]):
         self.held: tuple[str, str] | None = None
         """The document this screen holds a lease on."""
         self._lease_timer: Timer | None = None
+        self.was_waiting = False
+        """Judgments were held for a busy store at the last poll (say when they are saved)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -181,10 +183,13 @@ class JudgingScreen(Screen[None]):
     def poll(self) -> None:
         """Every few seconds: commit judgments a busy store held back, and re-read the query's
         documents if someone else judged it (the position stays on the same document)."""
-        if self.session.waiting:
+        if self.session.waiting or self.was_waiting:  # the app's timer may have saved them already
             left = self.session.flush()
             free = Text("the store is free again: every judgment is saved", css("green"))
             self.say(waiting_line(left) if left else free)
+            self.was_waiting = left > 0
+            if not left:
+                self.refresh_view()  # the counts and the label line, as the store holds them now
         for error in self.session.take_refused():  # removed while it waited for the store
             self.refused(error)
         if self.docs and self.session.changed(self.query_id):
@@ -214,6 +219,7 @@ class JudgingScreen(Screen[None]):
             self.refused(error)
             return
         self.docs[self.position] = done
+        self.was_waiting = self.was_waiting or done.waiting
         self.say(waiting_line(self.session.waiting) if done.waiting else saved_line(done, state, grade, self.session))
         if advance:
             nxt = self.session.next_open(self.docs, self.position)
