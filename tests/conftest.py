@@ -23,6 +23,20 @@ def one_report(text: str) -> dict[str, Any]:
     return report
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _checked_versions_in_a_folder_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Scoring records checked version contents under $QRELKIT_CACHE: the tests' own folder."""
+    import os
+
+    before = os.environ.get("QRELKIT_CACHE")
+    os.environ["QRELKIT_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if before is None:
+        os.environ.pop("QRELKIT_CACHE", None)
+    else:
+        os.environ["QRELKIT_CACHE"] = before
+
+
 @pytest.fixture
 def store() -> Iterator[Store]:
     s = Store.memory()

@@ -23,6 +23,7 @@ from qrelkit.errors import InputError
 from qrelkit.formats import jsonl, reading, reports, runs, writing
 from qrelkit.models import Judgment, JudgmentState, Label, LabelState, Query
 from qrelkit.storage import Store
+from qrelkit.versioning import check as version_check
 from qrelkit.versioning import folders
 
 PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
@@ -382,6 +383,7 @@ def _swap_after_check(monkeypatch: pytest.MonkeyPatch, swap: dict[str, object]) 
         return found
 
     monkeypatch.setattr(folders, "_plain_file", then_swap)
+    monkeypatch.setattr(version_check, "_plain_file", then_swap)  # the checked read looks there
 
 
 def test_a_file_swapped_for_a_symlink_after_the_check_is_not_read(

@@ -1,15 +1,18 @@
 """Frozen golden-set versions: content identity, freeze, verify, diff, comparability.
 
     snapshot  a version in memory, its counts and its content hash
-    folders   version folders: freeze, read, verify, find the latest
+    folders   version folders: freeze, read as they are, find the latest
+    check     the one check of a version (verify, import version, score --golden), streaming
+    doc_hash  the documents hash in bounded memory (the twin of snapshot.documents_hash)
     labels    what scoring needs from a version (settings, queries, labels), checked
     diff      what changed between two versions; whether two score reports compare
 
 This face re-exports their public names.
 """
 
+from .check import read, verify
 from .diff import comparability, diff
-from .folders import CONTENT_MISMATCH, FILES, MANIFEST, freeze, latest_version, read, read_manifest, verify
+from .folders import CONTENT_MISMATCH, FILES, MANIFEST, freeze, latest_version, read_manifest
 from .labels import VersionLabels, read_labels
 from .snapshot import Snapshot, content_hash, documents_hash
 

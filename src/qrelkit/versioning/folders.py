@@ -1,23 +1,18 @@
-"""Frozen versions as folders: freeze, read, verify, and find them.
+"""Frozen versions as folders: freeze, read as they are (`read_as_is`, for --no-verify), find them.
+The checked read (`verify`, `import version`, `score --golden`) is `check`.
 
 A version is a folder `NAME/VERSION/` holding `manifest.json` and the data files below. Writing
-goes through a temporary folder renamed into place; reading checks every file's sha256 and the
-content hash against the manifest. Pure: no sqlite, no textual, no click.
+goes through a temporary folder renamed into place. Pure: no sqlite, no textual, no click.
 
 Only plain files directly inside the version folder are read: `manifest.files` must list exactly
-the names in `FILES`, and a file that is a symlink, not a regular file (a device, a pipe), or
-larger than `MAX_FILE_BYTES` is refused, with an `InputError` naming it, before it is opened.
+the names in `FILES`, and a file that is a symlink, not a regular file (a device, a pipe), has
+another hard link, or is larger than `MAX_FILE_BYTES` is refused, with an `InputError` naming it,
+before it is opened.
 
-What `verify` checks, and what it does not: every data file's sha256 against `manifest.files`;
-the content hash (which covers the documents, queries, labels, and the manifest's scale, strata
-and profiles) against `manifest.content_hash`; `documents_sha256` and `counts` against the data
-files; and that `label_policy` resolves the judgment log to the labels in `qrels.txt`. So an
-edit to any of those fields, or to a data file, is found. `name`, `version`, `parent_version`,
-`created` and `note` are descriptive and not checked (nor is a policy edit that changes no
-label). None of this is a signature: anyone who can write the folder can edit the files and
-recompute every hash and count, and `verify` will pass. It finds accidents and careless edits;
-to trust a version from someone else, compare its `content_hash` with one obtained from them
-over a channel you trust.
+None of the checks is a signature: anyone who can write the folder can edit the files and
+recompute every hash and count, and `verify` will pass. It finds accidents, careless edits and
+data an import would refuse; to trust a version from someone else, compare its `content_hash`
+with one obtained from them over a channel you trust.
 """
 
 from __future__ import annotations
@@ -79,6 +74,10 @@ def _plain_file(folder: Path, name: str) -> Path | None:
         raise InputError("is a symlink: refused", _PLAIN_HINT, path=str(path))
     if not stat.S_ISREG(st.st_mode):
         raise InputError("is not a regular file: refused", _PLAIN_HINT, path=str(path))
+    if st.st_nlink > 1:  # another name for the same file: editing one version would edit another
+        raise InputError(
+            f"has {st.st_nlink} hard links: refused", "copy the version (cp -r), do not link its files", path=str(path)
+        )
     if st.st_size > MAX_FILE_BYTES:
         raise InputError(f"is larger than {MAX_FILE_BYTES >> 30} GiB: refused", _PLAIN_HINT, path=str(path))
     return path
@@ -204,80 +203,17 @@ def _extra_files(folder: Path, manifest: Manifest) -> list[str]:
 CONTENT_MISMATCH = f"{MANIFEST}: content_hash does not match the files"
 
 
-def _manifest_problems(manifest: Manifest, snapshot: Snapshot) -> list[str]:
-    """Where the manifest disagrees with the data files: the content hash (which covers scale,
-    strata and profiles), `documents_sha256`, `counts`, and `label_policy` (it must resolve the
-    judgment log to the labels of qrels.txt)."""
-    problems = []
-    if snapshot.content_hash() != manifest.content_hash:
-        problems.append(CONTENT_MISMATCH)
-    if documents_hash(snapshot.documents) != manifest.documents_sha256:
-        problems.append(f"{MANIFEST}: documents_sha256 does not match documents.jsonl")
-    if snapshot.counts() != manifest.counts:
-        problems.append(f"{MANIFEST}: counts do not match the files")
-    resolved = resolution.resolve_events(snapshot.events, manifest.label_policy)
-    graded = {k: g for k, (state, g) in resolved.items() if state is LabelState.GRADED}
-    if graded != {(lab.query_id, lab.doc_id): lab.grade for lab in snapshot.labels}:
-        problems.append(
-            f"{MANIFEST}: label_policy {manifest.label_policy!r} does not resolve judgments.jsonl to qrels.txt"
-        )
-    return problems
-
-
-def verify(folder: Path) -> list[str]:
-    """Problems found: files missing, changed or extra, or a manifest that disagrees with them
-    (content hash, documents hash, counts, label policy)."""
+def read_as_is(folder: Path) -> Snapshot:
+    """A version's files as they are, unchecked (`--no-verify`): a missing or unreadable file is
+    an `InputError`. The checked read is `check.read`."""
     manifest = read_manifest(folder)
-    snapshot, problems = _load(folder, manifest, check=True)
-    problems += _extra_files(folder, manifest)
-    if snapshot is not None and not problems:
-        problems = _manifest_problems(manifest, snapshot)
-    return problems
-
-
-def read(folder: Path, *, check: bool = True) -> Snapshot:
-    """Load a version into memory, each file read once: parsed and hashed by the same read of
-    the same open file (so a file swapped after it was hashed cannot be what is parsed). With
-    `check`, refuse one whose files were altered, or whose content does not hash to the
-    manifest's `content_hash`."""
-    manifest = read_manifest(folder)
-    snapshot, problems = _load(folder, manifest, check=check)
-    if check:
-        problems += _extra_files(folder, manifest)
-        if snapshot is not None and not problems:
-            problems = _manifest_problems(manifest, snapshot)
-    if problems or snapshot is None:  # (without `check`, _load raises instead)
-        hint = "restore the files, or pass --no-verify to use them anyway"
-        raise VersionError(f"{folder} was altered: {'; '.join(problems)}", hint)
-    return snapshot
-
-
-def _load(folder: Path, manifest: Manifest, *, check: bool) -> tuple[Snapshot | None, list[str]]:
-    """The snapshot the files hold and the files' problems (missing; sha256 differs from the
-    manifest; unreadable). Without `check`, a missing or unreadable file raises `InputError`;
-    with it, it is a problem and the snapshot None."""
-    problems: list[str] = []
     parsed: dict[str, list[Any]] = {}
     for file_name in FILES:
         if _plain_file(folder, file_name) is None:
-            if check:
-                problems.append(f"{file_name}: missing")
-                continue
             raise InputError(
                 "no such file", "a version holds the files its manifest lists", path=str(folder / file_name)
             )
-        source = PlainFile(folder / file_name, MAX_FILE_BYTES)
-        try:
-            parsed[file_name] = _parse(file_name, source)
-        except InputError as exc:
-            if not check:
-                raise
-            problems.append(f"{file_name}: changed (it no longer reads: {exc.message})")
-            continue
-        if check and source.sha256() != manifest.files[file_name]:
-            problems.append(f"{file_name}: changed (sha256 differs from the manifest)")
-    if len(parsed) < len(FILES):
-        return None, problems
+        parsed[file_name] = _parse(file_name, PlainFile(folder / file_name, MAX_FILE_BYTES))
     info = GoldenSetInfo(
         name=manifest.name,
         scale=manifest.scale,
@@ -287,7 +223,7 @@ def _load(folder: Path, manifest: Manifest, *, check: bool) -> tuple[Snapshot | 
     )
     events = parsed["judgments.jsonl"]
     resolved = resolution.resolve_events(events, manifest.label_policy)
-    snapshot = Snapshot(
+    return Snapshot(
         info=info,
         queries=parsed["queries.jsonl"],
         documents=parsed["documents.jsonl"],
@@ -296,7 +232,6 @@ def _load(folder: Path, manifest: Manifest, *, check: bool) -> tuple[Snapshot | 
         unlabeled=parsed["unlabeled.jsonl"],
         skipped=sorted(k for k, (state, _) in resolved.items() if state is LabelState.SKIPPED),
     )
-    return snapshot, problems
 
 
 _MODELS: dict[str, type[BaseModel]] = {

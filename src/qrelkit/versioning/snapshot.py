@@ -142,30 +142,41 @@ class Snapshot:
 
     def counts(self) -> dict[str, StratumCounts]:
         """Stratum -> counts of queries, labels by grade, skipped and unlabeled pairs; `all` holds the totals."""
-        stratum_of = {q.id: q.stratum for q in self.queries}
-        names = sorted({s.name for s in self.info.strata} | set(stratum_of.values()))
-        queries = Counter(stratum_of.values())
-        labels: dict[str, Counter[str]] = {s: Counter() for s in names}
-        for lab in self.labels:
-            labels[stratum_of.get(lab.query_id, DEFAULT_STRATUM)][str(lab.grade)] += 1
-        skipped = Counter(stratum_of.get(q, DEFAULT_STRATUM) for q, _ in self.skipped)
-        unlabeled = Counter(stratum_of.get(p.query_id, DEFAULT_STRATUM) for p in self.unlabeled)
-        out = {
-            s: StratumCounts(
-                queries=queries[s],
-                labels=dict(sorted(labels[s].items())),
-                skipped=skipped[s],
-                unlabeled=unlabeled[s],
-            )
-            for s in names
-        }
-        total: Counter[str] = Counter()
-        for c in out.values():
-            total.update(c.labels)
-        out["all"] = StratumCounts(
-            queries=len(self.queries),
-            labels=dict(sorted(total.items())),
-            skipped=len(self.skipped),
-            unlabeled=len(self.unlabeled),
+        labels = ((lab.query_id, lab.grade) for lab in self.labels)
+        unlabeled = (p.query_id for p in self.unlabeled)
+        return counts_of(self.info, self.queries, labels, (q for q, _ in self.skipped), unlabeled)
+
+
+def counts_of(
+    info: GoldenSetInfo,
+    queries: list[Query],
+    labels: Iterable[tuple[str, int]],
+    skipped: Iterable[str],
+    unlabeled: Iterable[str],
+) -> dict[str, StratumCounts]:
+    """A version's counts (`Snapshot.counts`) from (query, grade) per label, and the query of each
+    skipped and each pooled unlabeled pair: what a manifest records and `verify` checks."""
+    stratum_of = {q.id: q.stratum for q in queries}
+    names = sorted({s.name for s in info.strata} | set(stratum_of.values()))
+    by_stratum = Counter(stratum_of.values())
+    grades: dict[str, Counter[str]] = {s: Counter() for s in names}
+    for query_id, grade in labels:
+        grades.setdefault(stratum_of.get(query_id, DEFAULT_STRATUM), Counter())[str(grade)] += 1
+    skips = Counter(stratum_of.get(q, DEFAULT_STRATUM) for q in skipped)
+    pooled = Counter(stratum_of.get(q, DEFAULT_STRATUM) for q in unlabeled)
+    out = {
+        s: StratumCounts(
+            queries=by_stratum[s], labels=dict(sorted(grades[s].items())), skipped=skips[s], unlabeled=pooled[s]
         )
-        return out
+        for s in names
+    }
+    total: Counter[str] = Counter()
+    for c in out.values():
+        total.update(c.labels)
+    out["all"] = StratumCounts(
+        queries=len(queries),
+        labels=dict(sorted(total.items())),
+        skipped=sum(skips.values()),
+        unlabeled=sum(pooled.values()),
+    )
+    return out

@@ -66,7 +66,7 @@ class ScoringSource:
     @classmethod
     def from_version(cls, folder: Path, *, check: bool = True) -> ScoringSource:
         """A frozen version's labels; with `check`, an altered version is refused."""
-        version = versioning.read_labels(folder, check=check)
+        version = versioning.read_labels(folder, check=check, memo=checked_versions())
         manifest = version.manifest
         return cls(
             labels=version.labels,
@@ -116,6 +116,21 @@ class ScoringSource:
         else:
             new = _scale(max_grade, level, levels=scale if max_grade == scale.max_grade else None)
         return replace(self, info=self.info.model_copy(update={"scale": new}))
+
+
+def checked_versions() -> Path | None:
+    """Where scoring records the version contents that passed the whole check (`versioning.check.
+    check_labels`): `$QRELKIT_CACHE/checked-versions`, else `$XDG_CACHE_HOME/qrelkit/...`, else
+    `~/.cache/qrelkit/...`; `QRELKIT_CACHE=off` records nothing (every run checks everything)."""
+    import os
+
+    root = os.environ.get("QRELKIT_CACHE")
+    if root == "off":
+        return None
+    if root:
+        return Path(root) / "checked-versions"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "qrelkit" / "checked-versions"
 
 
 def _check_top(top: int, max_grade: int | None, where: str) -> None:
