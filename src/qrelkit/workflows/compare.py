@@ -168,6 +168,24 @@ def read_notes(reports: Sequence[ScoreReport]) -> list[str]:
     return [f"{r.fingerprint.run.name}: {r.run_read_as}" for r in reports if r.run_read_as]
 
 
+RESAMPLE_BYTES = 2 << 30
+"""The memory the resampled statistics may take (about 16 bytes per metric, pair of runs and
+resample: the resampled means and the permutation counts held at once)."""
+
+
+def refuse_resamples_past_memory(resamples: int, metrics: int, runs: int) -> None:
+    """`--resamples` whose statistics would pass `RESAMPLE_BYTES` (100,000,000 resamples of one
+    comparison took 11.8 GB): refused before anything is drawn, naming the most that fits."""
+    rows = max(metrics, 1) * max(runs * (runs - 1) // 2, 1)
+    most = RESAMPLE_BYTES // (16 * rows)
+    if resamples > most:
+        raise UsageError(
+            f"--resamples {resamples:,} over {metrics} metrics and {runs} runs would take about "
+            f"{resamples * rows * 16 / (1 << 30):.1f} GiB of memory",
+            f"at most --resamples {most:,} here (fewer metrics or runs allow more)",
+        )
+
+
 def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> CompareOutcome:
     from ..scoring import paired
 
@@ -177,6 +195,7 @@ def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> Com
     headline, recall = parse_measure(opts.headline).name, parse_measure(opts.recall).name
     wanted = merge(opts.metrics, _extra(opts)) if opts.metrics else None  # None: every measure both share
     _check_gated(opts, base, cand)
+    refuse_resamples_past_memory(opts.resamples, len(wanted) if wanted else len(base.metrics), 2)
     comparison = paired.compare(
         base, cand, metrics=wanted, headline=headline, recall=recall,
         resamples=opts.resamples, seed=opts.seed, mismatches=mismatches,
@@ -256,6 +275,7 @@ def _leaderboard(reports: Sequence[ScoreReport], opts: CompareOptions) -> Leader
     for j in range(1, len(reports)):
         _check_gated(opts, reports[0], reports[j])
     wanted = merge(opts.metrics, _extra(opts)) if opts.metrics else None
+    refuse_resamples_past_memory(opts.resamples, len(wanted) if wanted else len(reports[0].metrics), len(reports))
     board = leaderboard.leaderboard(
         reports, names, metrics=wanted, headline=opts.headline, recall=opts.recall, correction=opts.correction,
         resamples=opts.resamples, seed=opts.seed, delta=opts.delta, mismatches=mismatches,
@@ -296,4 +316,5 @@ def sensitivity(paths: Sequence[Path], opts: CompareOptions, open_store: Callabl
             )
     wanted = merge(opts.metrics, []) if opts.metrics else None
     table = leaderboard.align(reports, names, wanted)
+    refuse_resamples_past_memory(opts.resamples, len(table.metrics), len(reports))
     return leaderboard.sensitivity(table, delta=opts.delta, resamples=opts.resamples, seed=opts.seed)
