@@ -73,7 +73,7 @@ def test_pooling_the_demo_runs_adds_exactly_their_unlabeled_top_10(run_cli: Cli)
     assert {tuple(line.split("\t")[:2]) for line in tsv} == set(expected)
 
     again = run_cli("pool", *map(str, RUNS), "--depth", "10")  # idempotent
-    assert "0 pairs added, 0 already pooled updated" in again.output
+    assert "0 pairs added, 0 already pooled (ranks updated)" in again.output
     assert _pool_rows(run_cli.db) == pool
 
 

@@ -45,7 +45,7 @@ def test_removing_a_query_with_labels_clears_them_in_the_log_and_records_it(run_
     _setup(run_cli)
     before = _log(run_cli)
     done = run_cli("queries", "remove", "q1", "--with-labels")
-    assert "removed query q1, 2 labelled pair(s) cleared" in done.output
+    assert "removed query q1, 2 labeled pair(s) cleared" in done.output
     after = _log(run_cli)
     assert after[: len(before)] == before  # append-only: every earlier event is still there, unchanged
     added = after[len(before) :]

@@ -21,7 +21,7 @@ WITH_LABELS = click.option(
 
 def _said(removals: list[Removal]) -> None:
     for r in removals:
-        cleared = f", {r.judged_pairs} labelled pair(s) cleared" if r.judged_pairs else ""
+        cleared = f", {r.judged_pairs} labeled pair(s) cleared" if r.judged_pairs else ""
         pooled = f", {r.pooled} pooled pair(s) dropped" if r.pooled else ""
         say(f"removed {r.kind} ", data(r.name), cleared + pooled)
 

@@ -31,7 +31,7 @@ def import_() -> None:
     type=click.Choice(["auto", "jsonl", "tsv"]),
     default="auto",
     show_default=True,
-    help="auto: .jsonl / .ndjson is JSON Lines, anything else TSV.",
+    help="auto: .jsonl / .ndjson (or a first line that is a JSON object with an id) is JSON Lines, anything else TSV.",
 )
 @click.option("--create-strata", is_flag=True, help="Create unknown strata with weight 1.")
 @click.option("--stratum", help="The stratum of every query whose line gives none.")

@@ -32,9 +32,11 @@ def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | 
     """
     result = pooling.pool(open_store(ctx), runs, depth=depth, stratum=stratum, run_format=run_format)
     say(
-        "pooled ", data(", ".join(result.runs)), f" at depth {depth}: {result.added} pairs added, "
-        f"{result.updated} already pooled updated, {result.labeled} already labeled or skipped", console=err,
-    )  # fmt: skip
+        "pooled ",
+        data(", ".join(result.runs)),
+        f" at depth {depth}: {result.added} pairs added, "
+        f"{result.updated} already pooled (ranks updated), {result.labeled} already labeled or skipped",
+    )  # fmt: skip  (on standard output: it is what the command did; warnings go to standard error)
     missing = result.missing_documents
     if missing:
         sample = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
+from ..models import MIN_AGREEMENT_PAIRS
 from ..render.tables import agreement_table, run_coverage_tables, status_table
 from ..workflows import assessors, pooling, setup
 from ._common import err, format_option, open_store, show, stratum_option
@@ -46,6 +47,12 @@ def status(
             return
         show(run_coverage_tables(reports, depth, holes=holes, per_query=per_query))
         return
+    given = [f"--{name.replace('_', '-')}" for name in ("depth", "holes", "per_query") if _given(ctx, name)]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)}: for run coverage, given without run files",
+            "qrelkit status RUN... [-k 10] [--per-query]",
+        )
     view = setup.overview(store)
     if fmt == "json":
         click.echo(view.status.model_dump_json(indent=2))
@@ -68,6 +75,17 @@ def agreement(ctx: click.Context, stratum: str | None, fmt: str) -> None:
     show(agreement_table(rep))
     if rep.overall.n_pairs == 0:
         err.print("no pair has two graded votes yet: `qrelkit assign --overlap 2` makes some")
+    elif rep.overall.n_pairs < MIN_AGREEMENT_PAIRS:
+        err.print(
+            f"too few pairs for alpha and kappa ({rep.overall.n_pairs}; at least {MIN_AGREEMENT_PAIRS} "
+            "with two graded votes): "
+            "`qrelkit assign --overlap 2` makes more"
+        )
 
 
 COMMANDS = [status, agreement]
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the option was on the command line (not its default)."""
+    return ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE

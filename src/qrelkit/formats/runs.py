@@ -65,6 +65,17 @@ def is_jsonl(path: Path) -> bool:
     return _format_suffix(path) in JSONL_SUFFIXES
 
 
+def looks_like_json_lines(path: PathLike, key: str) -> bool:
+    """By content, for a file without a JSON suffix (standard input, `queries.txt`): its first
+    non-blank line is a JSON object with a string `key` (a TSV line never parses as one)."""
+    start = peek(path).removeprefix(b"\xef\xbb\xbf").lstrip()
+    try:
+        obj = json.loads(start.split(b"\n", 1)[0]) if start.startswith(b"{") else None
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and isinstance(obj.get(key), str)
+
+
 def has_json_suffix(path: Path) -> bool:
     """A `.json` file (optionally `.gz`): one JSON document."""
     return _format_suffix(path) == REPORT_SUFFIX

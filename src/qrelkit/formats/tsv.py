@@ -43,9 +43,10 @@ def read_queries(path: PathLike) -> Iterator[tuple[int, Query]]:
             if is_header(fields):
                 continue
         if len(fields) not in (2, 3):
+            json_like = text.lstrip().startswith("{")
             raise InputError(
                 f"expected 2 or 3 tab-separated fields, found {len(fields)}",
-                HINT,
+                "this line looks like JSON: pass --format jsonl" if json_like else HINT,
                 path=name,
                 line=lineno,
             )

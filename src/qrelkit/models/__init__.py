@@ -61,6 +61,7 @@ from .leaderboard import (
     SensitivityReport,
 )
 from .reports import (
+    MIN_AGREEMENT_PAIRS,
     AgreementReport,
     AgreementStats,
     Collision,
@@ -101,6 +102,7 @@ __all__ = [
     "SensitivityReport",
     "AgreementReport",
     "AgreementStats",
+    "MIN_AGREEMENT_PAIRS",
     "Collision",
     "Comparison",
     "CoverageChange",

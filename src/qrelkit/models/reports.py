@@ -143,6 +143,11 @@ class ScoreReports(_Model):
 # -- agreement --------------------------------------------------------------------------------
 
 
+MIN_AGREEMENT_PAIRS = 2
+"""Alpha and kappa over fewer pairs (with two graded votes) than this are not reported (null): one
+pair graded 1 and 2 gives 0.000, a number that says nothing (one unit estimates no chance agreement)."""
+
+
 class AgreementStats(_Model):
     """Inter-assessor agreement over pairs with two or more graded votes."""
 

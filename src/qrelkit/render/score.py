@@ -140,7 +140,8 @@ def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query
             "-" if m.bounds is None else f"{m.bounds[0]:.3f}–{m.bounds[1]:.3f}" + ("" if m.exact else " (outer)"),
         )
     notes = Text(
-        f"macro mean over {q.evaluated} queries: {q.missing_from_run} missing from the run (scored 0), "
+        f"macro mean over {q.evaluated} {'query' if q.evaluated == 1 else 'queries'}: "
+        f"{q.missing_from_run} missing from the run (scored 0), "
         f"{q.run_only} run-only ignored, "
         + (f"{q.outside_profile} outside the profile's strata, " if q.outside_profile else "")
         + f"{q.no_relevant} with no relevant document."

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..models import DEFAULT_STRATUM, AgreementReport, AgreementStats
+from ..models import DEFAULT_STRATUM, MIN_AGREEMENT_PAIRS, AgreementReport, AgreementStats
 
 Units = Mapping[tuple[str, str], Mapping[str, int]]
 
@@ -71,6 +71,10 @@ def alpha_ordinal(units: Units) -> float | None:
 
 def stats(units: Units, skipped: int) -> AgreementStats:
     multi = {pair: votes for pair, votes in units.items() if len(votes) >= 2}
+    if len(multi) < MIN_AGREEMENT_PAIRS:
+        return AgreementStats(
+            n_pairs=len(multi), skipped=skipped, raw_agreement=raw_agreement(multi), alpha_ordinal=None, kappa_linear={}
+        )
     assessors = sorted({a for votes in multi.values() for a in votes})
     kappas: dict[str, float | None] = {}
     for a, b in itertools.combinations(assessors, 2):

@@ -17,7 +17,7 @@ from ..scoring.names import parse_measure
 from ..scoring.paired import canonical_report
 from ..storage import Store
 from .scoring import display_names, numbered, score_run
-from .sources import choose_source, merge, plan
+from .sources import choose_source, merge, plan, refuse_empty_metrics
 
 if TYPE_CHECKING:
     from ..formats.trec import RunFormat
@@ -103,6 +103,7 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
     from ..formats.reports import read_reports
     from ..formats.runs import is_report
 
+    refuse_empty_metrics(opts.metrics)
     saved = {p: [canonical_report(r, str(p)) for r in read_reports(p)] for p in paths if is_report(p)}
     runs = [p for p in paths if not is_report(p)]
     if opts.profile and not runs:

@@ -30,20 +30,21 @@ def import_queries(
     store: Store, path: Path, *, fmt: QueryFormat = "auto", create_strata: bool = False, stratum: str | None = None
 ) -> int:
     """Queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum]); `auto`:
-    .jsonl / .ndjson is JSON Lines, anything else TSV. A line without a stratum takes `stratum`,
+    .jsonl / .ndjson, or a first line that is a JSON object with an `id`, is JSON Lines, anything
+    else TSV. A line without a stratum takes `stratum`,
     else keeps the stored query's; a new query without one is an error naming the line."""
     if stratum is not None:
         try:
             Query(id="q", text="", stratum=stratum)
         except ValueError:
             raise UsageError(f"invalid stratum {stratum!r}", "names have no spaces or control characters") from None
-    from ..formats.runs import has_json_suffix, is_jsonl
+    from ..formats.runs import has_json_suffix, is_jsonl, looks_like_json_lines
 
     if fmt == "auto" and has_json_suffix(path):
         raise InputError(
             "a .json file is one JSON document; queries are JSON Lines or TSV", "pass --format jsonl", path=str(path)
         )
-    use_jsonl = fmt == "jsonl" or (fmt == "auto" and is_jsonl(path))
+    use_jsonl = fmt == "jsonl" or (fmt == "auto" and (is_jsonl(path) or looks_like_json_lines(path, "id")))
     items: Iterator[tuple[int, Query]] = jsonl.read_queries(path) if use_jsonl else tsv.read_queries(path)
     items = _with_strata(store, items, stratum, str(path))
     return refuse_empty(store.imports.queries(items, source=str(path), create_strata=create_strata), path, "queries")
@@ -135,8 +136,9 @@ def import_beir(
 ) -> BeirImport:
     """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
     if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "no such folder"
         raise InputError(
-            "no such folder", "give a BEIR folder: corpus.jsonl, queries.jsonl and qrels/<split>.tsv", path=str(folder)
+            what, "give a BEIR folder: corpus.jsonl, queries.jsonl and qrels/<split>.tsv", path=str(folder)
         )
     qrels_path = beir.split_path(folder, split)
     with store.transaction():

@@ -68,7 +68,9 @@ def ordered_queue(
     With `assessor`, the pairs assigned to them that they have not judged come first (in queue
     order where the queue has them), marked `assigned`."""
     from ..scoring.impact import order_queue
+    from .sources import refuse_empty_metrics
 
+    refuse_empty_metrics(metrics if isinstance(metrics, str) else None)
     work = store.reads.open_work()
     entries = work.unlabeled
     strata = store.settings.query_strata()

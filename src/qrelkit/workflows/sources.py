@@ -194,6 +194,15 @@ def canonical(names: str | Sequence[str]) -> list[str]:
     return [m.name for m in parse_measures(names if isinstance(names, str) else list(names))]
 
 
+def refuse_empty_metrics(metrics: str | None) -> None:
+    """`--metrics ''` (or only commas and spaces) names no measure: an error, not the defaults."""
+    if metrics is not None and not metrics.replace(",", " ").strip():
+        raise UsageError(
+            "--metrics names no measure",
+            "give measures, e.g. --metrics nDCG@10,RR, or leave --metrics out for the defaults",
+        )
+
+
 def merge(first: Sequence[str], *more: Sequence[str]) -> list[str]:
     """Canonical names of `first`, then of every other list's measures not already there."""
     extra = [name for names in more for name in ([names] if isinstance(names, str) else names)]
@@ -214,6 +223,7 @@ def plan(
     queries and weights (the profile's strata only, when a profile is chosen); `keep_unlabeled`
     as `ScoringPlan`'s. With `reference` pytrec_eval, a measure trec_eval 9 computes otherwise
     than 10 follows trec_eval 9 (`IPrec@0.1` is `IPrec(trec_eval=9)@0.1`)."""
+    refuse_empty_metrics(metrics)
     strata_filter: list[str] | None = None
     chosen: Sequence[str] = DEFAULT_METRICS
     if profile is not None:
