@@ -92,7 +92,10 @@ DELTA_OPTION = click.option(
 OPTIONS = options(
     _inputs("A [B...]"),
     source_options,
-    click.option("--metrics", help="Comma-separated measures (the two tiles are always added)."),
+    click.option(
+        "--metrics",
+        help="Measures, comma- or space-separated, ir_measures or trec_eval names (the two tiles are always added).",
+    ),
     PROFILE,
     KEEP_UNLABELED_OPTION,
     click.option("--headline", default=HEADLINE, show_default=True, help="The headline tile."),
@@ -247,7 +250,9 @@ tell" on this set.
 @options(
     _inputs("RUNS..."),
     source_options,
-    click.option("--metrics", help="Comma-separated measures (default: the default set)."),
+    click.option(
+        "--metrics", help="Measures, comma- or space-separated, ir_measures or trec_eval names (default: the defaults)."
+    ),
     PROFILE,
     KEEP_UNLABELED_OPTION,
     DELTA_OPTION,

@@ -113,7 +113,11 @@ def profiles() -> None:
 
 @profiles.command("set")
 @click.argument("name")
-@click.option("--metrics", required=True, help="Comma-separated measures, e.g. RR,Success@1.")
+@click.option(
+    "--metrics",
+    required=True,
+    help="Measures, comma- or space-separated, ir_measures or trec_eval names, e.g. RR,Success@1.",
+)
 @click.option("--strata", "strata_names", help="Comma-separated strata (default: all).")
 @click.pass_context
 def profiles_set(ctx: click.Context, name: str, metrics: str, strata_names: str | None) -> None:
