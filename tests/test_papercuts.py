@@ -88,3 +88,20 @@ def test_agreement_over_one_pair_says_too_few(run_cli: Cli) -> None:
     run_cli("import", "judgments", str(run_cli.write("j.jsonl", lines % (1, "a") + lines % (2, "b"))))
     done = CliRunner().invoke(cli, ["--db", str(run_cli.db), "agreement"])
     assert done.exit_code == 0 and "too few pairs for alpha and kappa (1; at least 2" in done.stderr, done.stderr
+
+
+def test_a_query_and_a_document_can_be_looked_at(run_cli: Cli) -> None:
+    run_cli("import", "version", str(GOLDEN))
+    shown = run_cli("queries", "show", "con-01").output
+    assert shown.startswith("query con-01 (conceptual): why is a mutable default argument") and "labels (13):" in shown
+    assert "function-06 3" in shown
+    listed = run_cli("docs", "list", "--limit", "2").output
+    assert "assert-01" in listed and "assert-02" in listed and "assignment-01" not in listed
+    doc = run_cli("docs", "show", "function-06").output
+    assert doc.startswith("document function-06") and "con-01 3" in doc
+    for args, says in (
+        (["queries", "show", "nosuch"], "no query 'nosuch' in the golden set"),
+        (["docs", "show", "nosuch"], "no document 'nosuch' in the store"),
+    ):
+        refused = run_cli(*args, ok=False)
+        assert refused.exit_code == 2 and says in refused.output

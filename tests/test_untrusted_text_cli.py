@@ -217,6 +217,9 @@ def table_commands(b: Built) -> dict[str, tuple[list[str], list[str]]]:
         "diff": (["diff", str(b.v1), str(b.v2)], [f"{VERSION_NAME}/v1 -> {VERSION_NAME}/v2", f"stratum {S1}"]),
         "verify": (["verify", str(b.v1)], [f"{VERSION_NAME}/v1: ", "files match the manifest"]),
         "policy": (["policy"], ["label policy: median"]),
+        "queries show": (["queries", "show", Q1], [Q1, D2]),
+        "docs list": (["docs", "list"], [D2, D3]),
+        "docs show": (["docs", "show", D2], [D2, "ding\\x07"]),
     }
 
 
@@ -239,6 +242,9 @@ TABLES = [
     "diff",
     "verify",
     "policy",
+    "queries show",
+    "docs list",
+    "docs show",
 ]
 
 

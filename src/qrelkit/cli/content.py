@@ -45,6 +45,25 @@ def queries_list(ctx: click.Context, stratum: str | None) -> None:
     show(table)
 
 
+@queries.command("show")
+@click.argument("query_id")
+@click.pass_context
+def queries_show(ctx: click.Context, query_id: str) -> None:
+    """Show a query: text, stratum, guidelines, its labels, skips and unlabeled pooled documents."""
+    from ..workflows import browsing
+
+    view = browsing.query(open_store(ctx), query_id)
+    q = view.query
+    say("query ", data(q.id, "bold"), " (", data(q.stratum), "): ", data(q.text))
+    if q.description:
+        say("guidelines: ", data(q.description))
+    labels = ", ".join(f"{d} {g}" for d, g in view.labels) or "none"
+    say(f"labels ({len(view.labels)}): ", data(labels))
+    if view.skipped:
+        say(f"skipped ({len(view.skipped)}): ", data(", ".join(view.skipped)))
+    say(f"pooled, unlabeled ({len(view.unlabeled)}): ", data(", ".join(view.unlabeled) or "none"))
+
+
 @queries.command("remove")
 @click.argument("query_ids", nargs=-1)
 @click.option("--stratum", help="Remove every query of this stratum.")
@@ -65,6 +84,40 @@ def queries_remove(ctx: click.Context, query_ids: tuple[str, ...], stratum: str 
 @click.group()
 def docs() -> None:
     """The documents (import them with `qrelkit import docs`)."""
+
+
+@docs.command("list")
+@click.option("--limit", type=click.IntRange(1, 10**12), help="The first N documents only (by id).")
+@click.pass_context
+def docs_list(ctx: click.Context, limit: int | None) -> None:
+    """List the documents: id, title, the start of the text."""
+    from rich.table import Table
+
+    from ..workflows import browsing
+
+    table = Table("document", "title", "text")
+    for d in browsing.documents(open_store(ctx), limit):
+        table.add_row(data(d.id), data(d.title or ""), data(d.text[:60] + ("…" if len(d.text) > 60 else "")))
+    show(table)
+
+
+@docs.command("show")
+@click.argument("doc_id")
+@click.pass_context
+def docs_show(ctx: click.Context, doc_id: str) -> None:
+    """Show a document: title, text, and every query's label of it."""
+    from ..workflows import browsing
+
+    view = browsing.document(open_store(ctx), doc_id)
+    say("document ", data(doc_id, "bold"))
+    if view.document is None:
+        say("(no text: judged or pooled by id only; `qrelkit import docs` adds it)")
+    else:
+        if view.document.title:
+            say("title: ", data(view.document.title))
+        say(data(view.document.text))
+    labels = ", ".join(f"{q} {g}" for q, g in view.labels) or "none"
+    say(f"labels ({len(view.labels)}): ", data(labels))
 
 
 @docs.command("remove")

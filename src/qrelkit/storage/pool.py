@@ -131,6 +131,10 @@ class Pool(Part):
             for r in self.conn.execute(sql, {"qid": query_id})
         ]
 
+    def has_document(self, doc_id: str) -> bool:
+        """Whether any query's pool holds the document."""
+        return self.conn.execute("SELECT 1 FROM pool WHERE doc_id = ? LIMIT 1", [doc_id]).fetchone() is not None
+
     def documents(self, query_id: str) -> list[str]:
         """A query's pooled documents, best rank first, then in the order they were pooled."""
         sql = "SELECT doc_id FROM pool WHERE query_id = ? ORDER BY coalesce(best_rank, 1e9), rowid"

@@ -95,6 +95,15 @@ class Reads(Part):
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
         return _document(rows[0]) if rows else None
 
+    def document_labels(self, doc_id: str) -> list[tuple[str, int]]:
+        """Every query's current label of one document, (query, grade) by query (resolves the log:
+        for `qrelkit docs show`, not for the hot paths)."""
+        sql = (
+            f"SELECT query_id, grade FROM {self._current()} WHERE state = 'graded' AND doc_id = :d AND {IN_SET} "
+            "ORDER BY query_id"
+        )
+        return [(q, g) for q, g in self.conn.execute(sql, {"d": doc_id})]
+
     def table_counts(self) -> dict[str, int]:
         """Row counts of every table (used to show that a failed import changed nothing)."""
         return {

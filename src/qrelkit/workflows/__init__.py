@@ -16,6 +16,7 @@
     outputs     where a command may write (never the store or an input)
     setup       the store, scale, policy, strata, profiles
     removing    removing strata, queries, documents, profiles: what is refused
+    browsing    one query, the documents, one document: what the golden set holds
     serving     the access tokens of `qrelkit serve`: add, list, revoke, check
     demo        the bundled golden set
 
@@ -36,6 +37,7 @@ from typing import Any
 
 MODULES = (
     "assessors",
+    "browsing",
     "compare",
     "demo",
     "exporting",
