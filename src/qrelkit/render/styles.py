@@ -45,6 +45,19 @@ def _escape(m: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's list for CSV injection)."""
+
+
+def csv_cell(text: object) -> str:
+    """A text cell of a CSV file (a run, query, metric or stratum name) as a spreadsheet shows it:
+    one starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, OWASP's
+    rule, so that it is never run as a formula. Numbers qrelkit computes are written as they are
+    (a negative delta stays a number)."""
+    cell = str(text)
+    return "'" + cell if cell.startswith(_FORMULA_START) else cell
+
+
 def data(text: object, style: str = "") -> Text:
     """Untrusted text as plain text: no markup is parsed, control characters are made visible."""
     return Text(visible(str(text)), style=style)
