@@ -129,3 +129,22 @@ def _number(cell: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_latex_writes_newlines_and_tabs_in_names_visibly(run_cli: Cli) -> None:
+    """A run named `a<LF><LF>b.run` ended the tabular's row (a blank line is a paragraph break,
+    which LaTeX refuses inside a tabular): newlines, tabs and every other control character in
+    data are written as the terminal shows them (`\\x0a`), besides the escaped special characters."""
+    runs = _runs_named(run_cli.tmp, "a\n\nb.run", "t\tab&.run", "cr\r%.run")
+    latex = run_cli("compare", *map(str, runs), "--format", "latex", "--golden", str(DEMO / "1.0")).output
+    lines = latex.splitlines()
+    assert "" not in lines
+    rows = [line for line in lines if line.endswith("\\\\") and not line.startswith("Run & ")]
+    assert [r.split(" & ")[0] for r in rows] == [
+        "a\\textbackslash{}x0a\\textbackslash{}x0ab.run",
+        "t\\textbackslash{}x09ab\\&.run",
+        "cr\\textbackslash{}x0d\\%.run",
+    ]
+    caption = next(line for line in lines if line.startswith("\\caption{"))
+    assert caption.startswith("\\caption{Baseline a\\textbackslash{}x0a\\textbackslash{}x0ab.run first.")
+    assert "\t" not in latex and "\r" not in latex

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..models import Leaderboard, RunCell, SensitivityReport
 from .queries import board_note, listed, unlabeled_notes
-from .styles import csv_cell, data, delta, interval, number, percent, visible
+from .styles import csv_cell, data, delta, interval, number, one_line, percent
 
 UP, DOWN = "▲", "▼"
 """Marks of a candidate significantly above / below the baseline (after the correction)."""
@@ -191,9 +191,11 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    """Untrusted text (run and metric names) as LaTeX text: control characters (C0, DEL, C1, the
-    direction controls) written visibly as in a terminal (`\\x1b`), then special characters escaped."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in visible(text))
+    """Untrusted text (run and metric names) as LaTeX text on one line: control characters (C0
+    with tab and newline, DEL, C1, the direction controls) written visibly as in a terminal
+    (`\\x1b`, `\\x0a`: a blank line would end the tabular's paragraph), then special characters
+    escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in one_line(text))
 
 
 def leaderboard_latex(lb: Leaderboard) -> str:
