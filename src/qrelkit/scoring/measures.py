@@ -92,6 +92,9 @@ class MeasureSpec:
     (trec_eval's gm_*: exp(mean(log(max(v, 0.00001)))), see `aggregate.summarize`)."""
     max_level: float = 1.0
     """The largest `@x` of a family whose `@x` is a level, not a cutoff (IPrec: recall 0..1)."""
+    unit_interval: bool = True
+    """Its values (per query, and so their means) lie in [0, 1]; False for counts and sums. A saved
+    report holding a value outside is refused (`paired.canonical_report`)."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -176,6 +179,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=_BINARY,
             coverage=_NONE + "; with rel=N the whole run",
+            unit_interval=False,
         ),
         MeasureSpec(
             "NumRel",
@@ -185,6 +189,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             params=(REL,),
             coverage=_WHOLE,
             bounds="exact: [R, R + unlabeled retrieved]",
+            unit_interval=False,
         ),
         MeasureSpec(
             "NumRelRet",
@@ -193,6 +198,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=_BINARY,
             coverage=_WHOLE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "NumQ",
@@ -200,6 +206,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             "num_q",
             cutoff=CutoffRule.FORBIDDEN,
             coverage=_NONE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "SetP",
@@ -270,6 +277,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             params=(GAIN, GAIN_MAP, JUDGED_ONLY),
             bounds="exact: every unlabeled document in the top k at the lowest gain, or at the highest (a gain map"
             " giving grade 0 a gain can put the value outside, as nDCG's)",
+            unit_interval=False,
         ),
         MeasureSpec(
             "ERR",
@@ -329,6 +337,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=_BINARY,
             coverage=_WHOLE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "BinG",
@@ -402,6 +411,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=(REL,),
             coverage=_WHOLE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "RBPResid",
