@@ -235,9 +235,11 @@ def _report(ndcg: float, weights: str = "{}") -> bytes:
 ROUND_THREE = [
     ("report: nDCG@10 of 1e150", "x.json", _report(1e150), None),
     ("report: nDCG@10 below 0", "x.json", _report(-0.5), None),
+    ("report: stratum weight Infinity", "x.json", _report(0.5, '{"conceptual": Infinity}'), None),
+    ("report: negative stratum weight", "x.json", _report(0.5, '{"conceptual": -1}'), None),
 ]
 """The files of the adversarial review's third round (issue 30): saved reports holding a value a
-measure in [0, 1] cannot take."""
+measure in [0, 1] cannot take, or a traffic weight that is not finite and >= 0."""
 CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 

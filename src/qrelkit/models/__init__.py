@@ -46,9 +46,11 @@ from .domain import (
     StoreStatus,
     Stratum,
     StratumStatus,
+    Weight,
     interval_direction,
     is_identifier,
     utcnow,
+    weight_shares,
 )
 from .judging import DocState, PairNote, QueryProgress, default_assessor
 from .leaderboard import (
@@ -158,8 +160,10 @@ __all__ = [
     "StratumStatus",
     "Summary",
     "VersionDiff",
+    "Weight",
     "WeightChange",
     "default_assessor",
     "interval_direction",
     "utcnow",
+    "weight_shares",
 ]

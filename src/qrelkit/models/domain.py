@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import InputError
 
@@ -146,24 +156,41 @@ def not_all(stratum: str) -> str:
     return stratum
 
 
+def _finite_weight(v: float) -> float:
+    if not math.isfinite(v):
+        raise ValueError("weight must be a finite number")
+    return v + 0.0  # -0.0 is 0
+
+
+Weight = Annotated[float, Field(ge=0.0), AfterValidator(_finite_weight)]
+"""A stratum's traffic weight: a finite number >= 0, wherever one is read (`strata set`, a
+manifest, a saved report)."""
+
+
+def weight_shares(weights: Mapping[str, float]) -> dict[str, float]:
+    """Each key's share of the total weight (the shares sum to 1), or {} when no weight is above 0;
+    a weight below 0 counts as 0. Each weight is divided by the largest first, so that weights near
+    the float maximum (three strata at 1e308) do not add up to infinity, which made every share 0.
+    The one rule of every weighted mean and share of traffic."""
+    top = max((w for w in weights.values() if w > 0), default=0.0)
+    if not top > 0:
+        return {}
+    scaled = {k: w / top if w > 0 else 0.0 for k, w in weights.items()}
+    total = sum(scaled.values())
+    return {k: v / total for k, v in scaled.items()}
+
+
 class Stratum(_Model):
     """A class of queries (navigational, how-to, ...) with the share of traffic it stands for."""
 
     name: Identifier
-    weight: float = Field(ge=0.0)
+    weight: Weight
     """Traffic weight; aggregates renormalise the weights over strata that have queries."""
 
     @field_validator("name")
     @classmethod
     def _not_all(cls, v: str) -> str:
         return not_all(v)
-
-    @field_validator("weight")
-    @classmethod
-    def _finite(cls, v: float) -> float:
-        if not math.isfinite(v):
-            raise ValueError("weight must be a finite number")
-        return v
 
 
 class Query(_Model):

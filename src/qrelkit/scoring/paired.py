@@ -29,6 +29,7 @@ from ..models import (
     QueryScore,
     ScoreReport,
     StratumDelta,
+    weight_shares,
 )
 from . import power
 from .names import parse_measure
@@ -99,10 +100,10 @@ def stratified_ci(
         s: [(float(a), float(b)) for a, b in zip(*np.percentile(means[s], [2.5, 97.5], axis=1), strict=True)]
         for s in names
     }
-    total = sum(max(weights.get(s, 0.0), 0.0) for s in names)
-    if total <= 0:
+    shares = weight_shares({s: weights.get(s, 0.0) for s in names})
+    if not shares:
         return by, None
-    mix = sum(max(weights.get(s, 0.0), 0.0) / total * means[s] for s in names)
+    mix = sum(w * means[s] for s, w in shares.items())
     lo, hi = np.percentile(mix, [2.5, 97.5], axis=1)
     return by, [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
 
@@ -136,9 +137,8 @@ def _metric(
             n=int(rows.sum()), delta=float(ds.mean()), wins=int((ds > TIE).sum()), losses=int((ds < -TIE).sum()),
             coverage_a=cov(pa, inside), coverage_b=cov(pb, inside),
         )  # fmt: skip
-    present = {s: weights.get(s, 0.0) for s in by_stratum}
-    total = sum(present.values())
-    weighted = sum(w * by_stratum[s].delta for s, w in present.items()) / total if total > 0 else None
+    shares = weight_shares({s: weights.get(s, 0.0) for s in by_stratum})
+    weighted = sum(w * by_stratum[s].delta for s, w in shares.items()) if shares else None
 
     def bounds_of(report: dict[str, dict[str, QueryScore]]) -> list[tuple[float, float]] | None:
         found = [b for q in queries if (b := report[q][name].bounds) is not None]
