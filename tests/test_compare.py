@@ -390,3 +390,23 @@ def test_a_count_measure_may_hold_any_finite_value(run_cli: Cli) -> None:
     edited = run_cli.write("edited.json", json.dumps({"reports": [data]}))
     compared = run_cli("compare", str(base), str(edited), "--format", "json")
     assert json.loads(compared.output)["metrics"]["NumRet"]["mean_b"] == 1e6
+
+
+def test_a_gate_on_a_measure_whose_name_holds_colons_and_commas(run_cli: Cli) -> None:
+    """`--fail-if-worse 'nDCG(gains={0:0,1:1})@10:0.01'` was split at its first colon; the
+    tolerance is what follows the last colon outside braces and parentheses, and --gate-pair
+    splits at the comma between the two measures."""
+    qrels = _golden(run_cli)
+    a = _run(run_cli, "base", {-1: BASE})
+    b = _run(run_cli, "cand", {-1: [*NOISE[:10], "r0", "r1", *NOISE[10:20], "r2", *NOISE[20:]]})
+    args = [str(a), str(b), "--qrels", str(qrels), "--resamples", "2000"]
+    gains = "nDCG(gains={0:0,1:1,2:2,3:5})@10"
+    failed = run_cli("compare", *args, "--fail-if-worse", gains, ok=False)
+    assert failed.exit_code == 1 and f"gate failed: {gains} is worse" in failed.output, failed.output
+    failed = run_cli("compare", *args, "--fail-if-worse", f"{gains}:0.01", ok=False)
+    assert failed.exit_code == 1 and f"gate failed: {gains} is worse" in failed.output, failed.output
+    assert run_cli("compare", *args, "--fail-if-worse", f"{gains}:0.99").exit_code == 0  # tolerated
+    pair = run_cli("compare", *args, "--gate-pair", f"{gains},R@50", ok=False)
+    assert pair.exit_code == 1 and f"{gains} -0." in pair.output, pair.output
+    bad = run_cli("compare", *args, "--fail-if-worse", f"{gains}:x", ok=False)
+    assert bad.exit_code == 2 and "tolerance 'x' is not a number" in bad.output

@@ -66,3 +66,31 @@ def test_diffs_hint_offers_no_option_diff_lacks(run_cli: Cli, tmp_path: Path) ->
     assert refused.exit_code == 2 and "qrels.txt" in line
     options = run_cli("diff", "--help").output
     assert "--no-verify" not in line or "--no-verify" in options
+
+
+@pytest.mark.parametrize("gain", ["nan", "inf", "-inf", "1e999", "-1", "-0.5", "1e308"])
+@pytest.mark.parametrize("family", ["nDCG", "DCG"])
+def test_a_gain_that_is_not_a_finite_number_at_least_0_is_refused(run_cli: Cli, family: str, gain: str) -> None:
+    """`nDCG(gains={0:0,1:nan})@10` scored n/a with an interval, `gains={0:0,1:-1}` a mean of
+    -0.69, and 1e308 overflowed the DCG sums: a gain is a finite number from 0 to 1e100, one line
+    naming the measure, at every command that reads measure names."""
+    name = f"{family}(gains={{0:0,1:{gain}}})@10"
+    run_cli("init")
+    golden = ["--golden", str(DEMO / "1.0")]
+    runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
+    for args in (
+        ["score", runs[0], "--metrics", name, *golden],
+        ["compare", *runs, "--metrics", name, *golden],
+        ["compare", *runs, "--fail-if-worse", name, *golden],
+        ["profiles", "set", "p", "--metrics", name],
+    ):
+        refused = run_cli(*args, ok=False)
+        line = _one_line(refused.output)
+        assert refused.exit_code == 2 and name in line and "gain" in line and "(hint: " in line, line
+
+
+def test_gains_from_0_up_still_score(run_cli: Cli) -> None:
+    out = run_cli("score", str(DEMO / "runs" / "bm25.run"), "--golden", str(DEMO / "1.0"), "--format", "trec",
+                  "--metrics", "nDCG(gains={0:0,1:0.5,2:1e100,3:-0})@10")  # fmt: skip
+    name, _, value = out.output.splitlines()[-1].split("\t")
+    assert name == "nDCG(gains={0:0,1:0.5,2:1e+100,3:0})@10" and 0 < float(value) <= 1
