@@ -94,3 +94,44 @@ def test_gains_from_0_up_still_score(run_cli: Cli) -> None:
                   "--metrics", "nDCG(gains={0:0,1:0.5,2:1e100,3:-0})@10")  # fmt: skip
     name, _, value = out.output.splitlines()[-1].split("\t")
     assert name == "nDCG(gains={0:0,1:0.5,2:1e+100,3:0})@10" and 0 < float(value) <= 1
+
+
+def test_a_relevance_threshold_above_the_scale_is_refused(run_cli: Cli) -> None:
+    """`P(rel=4)@5` on a 0..3 golden set counts nothing as relevant (bounds [0, 0.55] that no
+    labeling can reach): refused, naming the measure and the scale, against the store, a version,
+    a profile and the queue; `P(rel=3)@5` is taken."""
+    golden = ["--golden", str(DEMO / "1.0")]
+    runs = [str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run")]
+    run_cli("import", "version", str(DEMO / "1.0"))
+    run_cli("pool", runs[0], "--depth", "5")
+    for name in ("P(rel=4)@5", "R(rel=9)@10", "RBP(rel=4)"):
+        for args in (
+            ["score", runs[0], "--metrics", name, *golden],
+            ["score", runs[0], "--metrics", name],
+            ["score", runs[0], "--metrics", name, *golden, "--relevance-level", "2"],
+            ["compare", *runs, "--metrics", name],
+            ["sensitivity", *runs, "--metrics", name, *golden],
+            ["profiles", "set", "p", "--metrics", name],
+            ["queue", "--metrics", name],
+        ):
+            refused = run_cli(*args, ok=False)
+            line = _one_line(refused.output)
+            assert refused.exit_code == 2 and name in line and "0.." in line and "(hint: " in line, (args, line)
+    assert "P(rel=3)@5" in run_cli("score", runs[0], "--metrics", "P(rel=3)@5", *golden).output
+    run_cli("profiles", "set", "p", "--metrics", "P(rel=3)@5")
+
+
+def test_a_plain_qrels_file_takes_any_threshold_a_grade_can_hold(run_cli: Cli) -> None:
+    """A qrels file has no scale: `P(rel=4)@5` on binary qrels is 0, as trec_eval -l 4 gives,
+    and nothing is said; only a threshold no grade can reach (over 2^31 - 1) is refused, and one
+    above a --max-grade given."""
+    qrels = run_cli.write("b.qrels", "q1 0 a 1\nq1 0 b 0\n")
+    run = run_cli.write("r.run", "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n")
+    for name in ("P(rel=4)@5", "P(rel=2147483647)@5"):
+        scored = run_cli("score", str(run), "--qrels", str(qrels), "--metrics", name, "--format", "trec")
+        assert scored.output == f"{name}\tall\t0.000000\n"
+    for name in ("P(rel=99999999999)@5", "P(rel=2147483648)@5", "NumRel(rel=99999999999999999999999)"):
+        refused = run_cli("score", str(run), "--qrels", str(qrels), "--metrics", name, ok=False)
+        assert refused.exit_code == 2 and name in _one_line(refused.output)
+    capped = run_cli("score", str(run), "--qrels", str(qrels), "--max-grade", "2", "--metrics", "P(rel=3)@5", ok=False)
+    assert capped.exit_code == 2 and "0..2" in _one_line(capped.output)

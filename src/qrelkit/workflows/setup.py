@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, StoreStatus, Stratum, weight_shares
+from ..scoring.measures import refuse_above_scale
+from ..scoring.names import parse_measures
 from ..storage import Store
 from .sources import canonical
 
@@ -109,6 +111,7 @@ def traffic_shares(status: StoreStatus) -> dict[str, float | None]:
 def set_profile(store: Store, name: str, metrics: str, strata: Sequence[str] | None = None) -> ScoringProfile:
     """Create or replace a scoring profile: its measures (canonical names) over some strata (None: all)."""
     measures = canonical(metrics)
+    refuse_above_scale(parse_measures(measures), store.settings.scale.max_grade, store.settings.name)
     chosen = [s.strip() for s in strata if s.strip()] if strata else None
     known = {s.name for s in store.settings.strata()}
     unknown = sorted(set(chosen or []) - known)
