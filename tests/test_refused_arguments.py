@@ -135,3 +135,39 @@ def test_a_plain_qrels_file_takes_any_threshold_a_grade_can_hold(run_cli: Cli) -
         assert refused.exit_code == 2 and name in _one_line(refused.output)
     capped = run_cli("score", str(run), "--qrels", str(qrels), "--max-grade", "2", "--metrics", "P(rel=3)@5", ok=False)
     assert capped.exit_code == 2 and "0..2" in _one_line(capped.output)
+
+
+@pytest.mark.parametrize("report_id", ["9223372036854775808", "1" + "0" * 30])
+def test_a_report_id_larger_than_the_store_can_hold_is_one_line(run_cli: Cli, report_id: str) -> None:
+    """`reports show 9223372036854775808` overflowed SQLite's integer: a traceback. An id no row
+    can have is a report the store does not hold."""
+    run_cli("init")
+    refused = run_cli("reports", "show", report_id, ok=False)
+    assert refused.exit_code == 2 and f"no saved report {report_id}" in _one_line(refused.output)
+    largest = run_cli("reports", "show", "9223372036854775807", ok=False)
+    assert largest.exit_code == 2 and "no saved report 9223372036854775807" in _one_line(largest.output)
+
+
+SEEDED = [
+    ["queue", "--order", "random"],
+    ["assign", "--overlap", "2", "--assessors", "a,b", "--pairs", "5"],
+    ["compare", str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run"), "--resamples", "1000"],
+    ["sensitivity", str(DEMO / "runs" / "bm25.run"), str(DEMO / "runs" / "bm25-title.run"), "--resamples", "1000"],
+    ["judge"],
+]
+
+
+@pytest.mark.parametrize("seed", ["-1", "4294967296", "18446744073709551616"])
+@pytest.mark.parametrize("command", SEEDED, ids=[c[0] for c in SEEDED])
+def test_a_seed_outside_0_to_2_to_the_32_is_one_line(run_cli: Cli, command: list[str], seed: str) -> None:
+    """`--seed -1` ended in numpy's traceback ("expected non-negative integer"): every command with
+    --seed takes 0 <= seed < 2^32, else click's one-line refusal, before anything is done."""
+    run_cli("import", "version", str(DEMO / "1.0"))
+    run_cli("pool", str(DEMO / "runs" / "bm25.run"), "--depth", "5")
+    before = run_cli.db.read_bytes()
+    refused = run_cli(*command, "--seed", seed, ok=False)
+    line = _one_line(refused.output)
+    assert refused.exit_code == 2 and "--seed" in line and "0<=x<=4294967295" in line, line
+    assert run_cli.db.read_bytes() == before
+    if command[0] != "judge":
+        assert run_cli(*command, "--seed", "4294967295").exit_code == 0

@@ -47,6 +47,10 @@ dashboard lead with, and what the judging queue's impact order narrows, unless t
 
 HEADLINE, RECALL = TILES
 
+SEEDS = (0, 2**32 - 1)
+"""The seeds of a random order, a resampling or a sample (every --seed): 0 <= seed < 2^32, what
+numpy's and Python's generators take as one 32-bit word (numpy refuses a negative seed)."""
+
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
