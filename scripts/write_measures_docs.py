@@ -147,6 +147,8 @@ def _family(spec: MeasureSpec) -> str:
         f"- **parameters**: {params}",
         f"- **coverage**: {spec.coverage}",
         f"- **bounds**: {spec.bounds}",
+        "- **values**: "
+        + ("in [0, 1] (a saved report holding another is refused)" if spec.unit_interval else "a count or a sum"),
     ]
     if spec.aggregate != "mean":
         rows.append(f"- **mean over queries**: {spec.aggregate}")

@@ -37,9 +37,9 @@ GAIN_MAPS = (
     "{0:0,1:1,2:3,3:7}",
     "{0:0,1:2,2:1,3:5}",  # not monotone in the grade
     "{0:1,1:2,2:3,3:4}",  # grade 0 gains too
-    "{0:-1,1:1,2:2,3:4}",  # a negative gain
     "{0:0,2:5}",  # grades left out keep their grade as gain
 )
+"""Gain maps as measure names take them: a negative gain is refused (test_refused_arguments.py)."""
 
 
 def measure_names(k: int) -> list[str]:

@@ -343,3 +343,70 @@ def test_a_report_missing_a_per_query_value_is_one_line_not_a_traceback(run_cli:
     result = run_cli("compare", str(report), str(edited), ok=False)
     assert result.exit_code == 2
     assert "report B has no per-query R@50 for query 'con-01'" in result.output
+
+
+def _saved_pair(run_cli: Cli, metrics: str = "nDCG@10,R@50,NumRet") -> tuple[Path, dict[str, Any]]:
+    """bm25's report saved as a file, and bm25-title's report as data to edit."""
+    golden = str(DEMO / "1.0")
+    paths = []
+    for name in ("bm25", "bm25-title"):
+        path = run_cli.tmp / f"{name}.json"
+        run_cli("score", str(DEMO / "runs" / f"{name}.run"), "--golden", golden, "--metrics", metrics,
+                "--format", "json", "--per-query", "--out", str(path))  # fmt: skip
+        paths.append(path)
+    return paths[0], one_report(paths[1].read_text())
+
+
+@pytest.mark.parametrize(("where", "value"), [("query", 1e150), ("query", -0.5), ("mean", 1.5), ("mean", 1e150)])
+def test_a_saved_value_outside_a_bounded_measures_range_is_refused_not_gated(
+    run_cli: Cli, where: str, value: float
+) -> None:
+    """nDCG@10 of 1e150 in a saved report passed `--fail-if-worse` as "stable", exit 0: a value
+    of a measure that lies in [0, 1] (the registry says which) outside it is refused, exit 2,
+    one line naming the file, by compare, a leaderboard and sensitivity."""
+    base, data = _saved_pair(run_cli)
+    if where == "query":
+        data["per_query"]["con-01"]["nDCG@10"]["value"] = value
+    else:
+        data["metrics"]["nDCG@10"]["mean"] = value
+    edited = run_cli.write("edited.json", json.dumps({"reports": [data]}))
+    for args in (
+        ["compare", str(base), str(edited), "--fail-if-worse", "nDCG@10:0.01"],
+        ["compare", str(base), str(edited), str(base), "--format", "csv"],
+        ["sensitivity", str(base), str(edited)],
+    ):
+        refused = run_cli(*args, ok=False)
+        lines = refused.output.strip().splitlines()
+        assert refused.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), refused.output
+        assert str(edited) in lines[0] and "nDCG@10" in lines[0] and "[0, 1]" in lines[0], lines[0]
+        assert "(hint: " in lines[0] and "Traceback" not in refused.output
+
+
+def test_a_count_measure_may_hold_any_finite_value(run_cli: Cli) -> None:
+    base, data = _saved_pair(run_cli)
+    for q in data["per_query"]:
+        data["per_query"][q]["NumRet"]["value"] = 1e6
+    data["metrics"]["NumRet"]["mean"] = 1e6
+    edited = run_cli.write("edited.json", json.dumps({"reports": [data]}))
+    compared = run_cli("compare", str(base), str(edited), "--format", "json")
+    assert json.loads(compared.output)["metrics"]["NumRet"]["mean_b"] == 1e6
+
+
+def test_a_gate_on_a_measure_whose_name_holds_colons_and_commas(run_cli: Cli) -> None:
+    """`--fail-if-worse 'nDCG(gains={0:0,1:1})@10:0.01'` was split at its first colon; the
+    tolerance is what follows the last colon outside braces and parentheses, and --gate-pair
+    splits at the comma between the two measures."""
+    qrels = _golden(run_cli)
+    a = _run(run_cli, "base", {-1: BASE})
+    b = _run(run_cli, "cand", {-1: [*NOISE[:10], "r0", "r1", *NOISE[10:20], "r2", *NOISE[20:]]})
+    args = [str(a), str(b), "--qrels", str(qrels), "--resamples", "2000"]
+    gains = "nDCG(gains={0:0,1:1,2:2,3:5})@10"
+    failed = run_cli("compare", *args, "--fail-if-worse", gains, ok=False)
+    assert failed.exit_code == 1 and f"gate failed: {gains} is worse" in failed.output, failed.output
+    failed = run_cli("compare", *args, "--fail-if-worse", f"{gains}:0.01", ok=False)
+    assert failed.exit_code == 1 and f"gate failed: {gains} is worse" in failed.output, failed.output
+    assert run_cli("compare", *args, "--fail-if-worse", f"{gains}:0.99").exit_code == 0  # tolerated
+    pair = run_cli("compare", *args, "--gate-pair", f"{gains},R@50", ok=False)
+    assert pair.exit_code == 1 and f"{gains} -0." in pair.output, pair.output
+    bad = run_cli("compare", *args, "--fail-if-worse", f"{gains}:x", ok=False)
+    assert bad.exit_code == 2 and "tolerance 'x' is not a number" in bad.output

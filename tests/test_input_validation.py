@@ -212,3 +212,69 @@ def test_out_into_a_missing_folder_is_refused(run_cli: Cli, tmp_path: Path) -> N
     refused = run_cli("export", "qrels", "--out", str(tmp_path / "nosuch" / "x.qrels"), ok=False)
     assert refused.exit_code == 2 and "no folder" in refused.output
     assert not (tmp_path / "nosuch").exists()
+
+
+def _weighted(run_cli: Cli, weight: str) -> tuple[float, float, str]:
+    """score's weighted nDCG@10 mean and compare's weighted delta of the demo runs with every
+    stratum at `weight`, and `strata list`'s output."""
+    import json
+
+    from conftest import ROOT, one_report
+
+    runs = [str(ROOT / "goldensets" / "pydocs" / "runs" / f"{n}.run") for n in ("bm25", "bm25-title")]
+    for stratum in ("conceptual", "how-to", "navigational"):
+        run_cli("strata", "set", stratum, weight)
+    report = one_report(run_cli("score", runs[0], "--metrics", "nDCG@10,R@50", "--format", "json").output)
+    compared = json.loads(run_cli("compare", *runs, "--resamples", "1000", "--format", "json").output)
+    delta = compared["metrics"]["nDCG@10"]["weighted_delta"]
+    return report["metrics"]["nDCG@10"]["weighted_mean"], delta, run_cli("strata", "list").output
+
+
+def test_huge_stratum_weights_are_shares_not_an_overflow(run_cli: Cli) -> None:
+    """Three strata at 1e308 summed to infinity: weighted means of 0.0000, shares of 0%. Weights
+    are shares of their total, computed without overflow, wherever they are used."""
+    from conftest import ROOT
+    from qrelkit.models import Summary
+    from qrelkit.scoring.aggregate import weighted_mean
+    from qrelkit.scoring.impact import query_weights
+
+    run_cli("import", "version", str(ROOT / "goldensets" / "pydocs" / "1.0"))
+    mean, delta, listed = _weighted(run_cli, "1e308")
+    assert (mean, delta) == pytest.approx(_weighted(run_cli, "1")[:2], rel=1e-12)
+    assert mean > 0.5 and listed.count("33.3%") == 3, listed
+    assert query_weights({"q1": "a", "q2": "b"}, {"a": 1e308, "b": 1e308}) == {"q1": 0.5, "q2": 0.5}
+    s = Summary(n=1, mean=0.5, sd=0.0, se=0.0, ci95=(0.5, 0.5), coverage=None, bounds=None, exact=True)
+    assert weighted_mean({"a": s, "b": s.model_copy(update={"mean": 1.0})}, {"a": 1e308, "b": 1e308}) == 0.75
+    assert weighted_mean({"a": s}, {"a": 5e-324}) == 0.5  # the smallest weight above 0 still counts
+
+
+@pytest.mark.parametrize("weight", ["nan", "inf", "1e999", "-1", "-1e-300"])
+def test_a_weight_that_is_not_finite_and_at_least_0_is_refused_at_every_entry(run_cli: Cli, weight: str) -> None:
+    """`strata set`, a version's manifest (`import version`) and a saved report's stratum weights
+    (`compare`): one line, exit 2, nothing changed."""
+    import json
+    import shutil
+
+    from conftest import ROOT, one_report
+
+    demo = ROOT / "goldensets" / "pydocs"
+    run_cli("init")
+    refused = [run_cli("strata", "set", "s", "--", weight, ok=False)]
+    version = run_cli.tmp / "1.0"
+    shutil.copytree(demo / "1.0", version)
+    manifest = json.loads((version / "manifest.json").read_text())
+    manifest["strata"][0]["weight"] = float(weight)
+    (version / "manifest.json").write_text(json.dumps(manifest))
+    refused.append(run_cli("import", "version", str(version), "--no-verify", ok=False))
+    saved = run_cli.tmp / "a.json"
+    run_cli("score", str(demo / "runs" / "bm25.run"), "--golden", str(demo / "1.0"), "--format", "json",
+            "--per-query", "--out", str(saved))  # fmt: skip
+    data = one_report(saved.read_text())
+    data["stratum_weights"]["conceptual"] = float(weight)
+    edited = run_cli.write("b.json", json.dumps({"reports": [data]}))
+    refused.append(run_cli("compare", str(saved), str(edited), ok=False))
+    for result in refused:
+        lines = result.output.strip().splitlines()
+        assert result.exit_code == 2 and len(lines) == 1 and "weight" in lines[0], result.output
+    assert "manifest.json" in refused[1].output and "b.json" in refused[2].output
+    assert "pydocs" not in run_cli("status").output and " s " not in run_cli("strata", "list").output

@@ -347,3 +347,30 @@ def test_numret_with_rel_counts_relevant_retrieved_as_ir_measures() -> None:
     ev = evaluate(qrels, run, [Measure("NumRet", rel=2)], max_grade=3)  # the golden threshold stays 1
     assert _agree(ev.per_query(), ref, {Measure("NumRet", rel=2): "num_rel_ret"}) > 20
     assert not np.isnan(ev.scores["NumRet(rel=2)"].coverage).all()  # relevant counts have a window
+
+
+UNIT_SLACK = 1e-9
+"""Float rounding: RBPResid's p^n + (1 - p) sum p^(r-1) can add up to 1.0000000000000002."""
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_families_declared_in_the_unit_interval_score_in_it(seed: int) -> None:
+    """`MeasureSpec.unit_interval` says whose values lie in [0, 1] (a saved report with another
+    is refused): on generated qrels with -1 and 0 grades, every such family, with its
+    parameters, scores in it; the others are counts or sums."""
+    from qrelkit.scoring.measures import CutoffRule
+
+    qrels, run = generated(seed)
+    names = []
+    for spec in SPECS.values():
+        at = ["@0.1", "@1"] if spec.family == "IPrec" else ["@0.2", "@2"] if spec.family == "RprecMult" else ["@3"]
+        names += [spec.family] if spec.cutoff is CutoffRule.FORBIDDEN else [spec.family + a for a in at]
+    names += ["nDCG(gain=exp)@10", "nDCG(gains={0:2,1:1,2:5,3:0})@10", "RBP(p=0.9,graded=True)", "ERR(max_grade=3)"]
+    ev = evaluate(qrels, run, names, max_grade=3)
+    for m in ev.measures:
+        values = ev.scores[m.name].value
+        inside = bool(((values >= 0) & (values <= 1 + UNIT_SLACK)).all())
+        assert inside or not m.spec.unit_interval, (m.name, float(values.min()), float(values.max()))
+    assert {s.family for s in SPECS.values() if not s.unit_interval} == {
+        "NumRet", "NumRel", "NumRelRet", "NumQ", "DCG", "Utility", "NumNonRelJudgedRet",
+    }  # fmt: skip

@@ -92,3 +92,83 @@ def test_a_gate_fails_closed_on_a_value_it_cannot_compare(run_cli: Cli) -> None:
     paths[1].write_text(json.dumps({"reports": [data]}))
     gated = run_cli("compare", *map(str, paths), "--fail-if-worse", "nDCG@10:0.5", ok=False)
     assert gated.exit_code != 0, gated.output
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _rows(text: str) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def _runs_named(tmp: Path, *names: str) -> list[Path]:
+    paths = []
+    for name, source in zip(names, ["bm25-title", "bm25", "bm25", "bm25"], strict=False):
+        path = tmp / name
+        path.write_bytes((DEMO / "runs" / f"{source}.run").read_bytes())
+        paths.append(path)
+    return paths
+
+
+def test_csv_text_cells_that_a_spreadsheet_would_run_as_formulas_are_written_as_text(run_cli: Cli) -> None:
+    """OWASP's rule against CSV injection: a text cell (run, query, metric, stratum) starting with
+    `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`; numbers stay numbers, the
+    negative ones too."""
+    golden = str(DEMO / "1.0")
+    runs = _runs_named(run_cli.tmp, "=1+1.run", "+SUM(A1).run", "-2+3.run", "@cmd.run")
+    tabbed = _runs_named(run_cli.tmp, "\t=x.run")[0]
+    cells: list[str] = []
+    for args in (
+        ["score", str(runs[0]), str(tabbed), "--format", "csv"],
+        ["score", str(runs[0]), "--format", "csv", "--per-query"],
+        ["compare", *map(str, runs), "--format", "csv"],
+        ["sensitivity", *map(str, runs), "--format", "csv"],
+    ):
+        rows = _rows(run_cli(*args, "--golden", golden).output)
+        cells += [c for row in rows[1:] for c in row]
+    names = {c for c in cells if c.lstrip("'").endswith(".run")}
+    assert names == {"'=1+1.run", "'+SUM(A1).run", "'-2+3.run", "'@cmd.run", "'\t=x.run"}, names
+    # query ids and the computed numbers: a negative delta is a number, not text
+    board = _rows(run_cli("compare", *map(str, runs), "--format", "csv", "--golden", golden).output)
+    deltas = [row[board[0].index("delta")] for row in board[1:] if row[board[0].index("delta")]]
+    assert any(d.startswith("-") for d in deltas) and all(_number(d) for d in deltas), deltas
+    qrels = run_cli.write("q.qrels", "=q 0 a 1\n-q 0 a 1\n@q 0 a 1\n+q 0 b 1\nok 0 a 1\n")
+    run = run_cli.write("r.run", "".join(f"{q} Q0 c 1 1.0 r\n" for q in ("=q", "-q", "@q", "+q", "ok")))
+    per_query = _rows(
+        run_cli(
+            "score", str(run), "--qrels", str(qrels), "--metrics", "Utility", "--format", "csv", "--per-query"
+        ).output
+    )
+    assert sorted(r[1] for r in per_query[1:]) == ["'+q", "'-q", "'=q", "'@q", "ok"]
+    assert {r[3] for r in per_query[1:]} == {"-1.0"}  # Utility: a negative number, written as one
+    assert not any(c.startswith(FORMULA_STARTS) and not _number(c) for c in cells)
+
+
+def _number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def test_latex_writes_newlines_and_tabs_in_names_visibly(run_cli: Cli) -> None:
+    """A run named `a<LF><LF>b.run` ended the tabular's row (a blank line is a paragraph break,
+    which LaTeX refuses inside a tabular): newlines, tabs and every other control character in
+    data are written as the terminal shows them (`\\x0a`), besides the escaped special characters."""
+    runs = _runs_named(run_cli.tmp, "a\n\nb.run", "t\tab&.run", "cr\r%.run")
+    latex = run_cli("compare", *map(str, runs), "--format", "latex", "--golden", str(DEMO / "1.0")).output
+    lines = latex.splitlines()
+    assert "" not in lines
+    rows = [line for line in lines if line.endswith("\\\\") and not line.startswith("Run & ")]
+    assert [r.split(" & ")[0] for r in rows] == [
+        "a\\textbackslash{}x0a\\textbackslash{}x0ab.run",
+        "t\\textbackslash{}x09ab\\&.run",
+        "cr\\textbackslash{}x0d\\%.run",
+    ]
+    caption = next(line for line in lines if line.startswith("\\caption{"))
+    assert caption.startswith("\\caption{Baseline a\\textbackslash{}x0a\\textbackslash{}x0ab.run first.")
+    assert "\t" not in latex and "\r" not in latex

@@ -179,7 +179,11 @@ def test_bad_measure_names_are_refused(bad: str) -> None:
         ("Hit", "Hit needs a cutoff, e.g. Success@10", "NAME[(param=value)][@k]"),
         ("Rprec@5", "Rprec takes no cutoff (its cutoff is R)", "NAME[(param=value)][@k]"),
         ("P@0", "P@0: the cutoff must be at least 1", "NAME[(param=value)][@k]"),
-        ("nDCG(rel=2)@10", "nDCG(rel=2)@10: parameter 'rel=2' is not accepted", "rel=N (N >= 1) for P, R, Success"),
+        (
+            "nDCG(rel=2)@10",
+            "nDCG(rel=2)@10: parameter 'rel=2' is not accepted",
+            "rel=N (1 <= N <= 2147483647) for P, R, Success",
+        ),
         ("P(rel=0)@5", "P(rel=0)@5: parameter 'rel=0' is not accepted", "gain=exp|linear for nDCG"),
         ("nDCG(gain=log)", "nDCG(gain=log): parameter 'gain=log' is not accepted", "gain=exp|linear for nDCG"),
         ("MAP,AP", "AP and MAP are the same measure", "NAME[(param=value)][@k]"),

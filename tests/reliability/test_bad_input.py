@@ -215,7 +215,32 @@ ADVERSARIAL = [
 """The cases the adversarial review of the store and its readers found (issue 15), each a file:
 the id rule at every reader, ASCII-digit grades, corrupt gzip, JSON integers over 4,300 digits,
 duplicate JSON keys, duplicate documents, an empty run given to pool and status."""
-CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL
+
+
+def _report(ndcg: float, weights: str = "{}") -> bytes:
+    """A saved score report of one query whose nDCG@10 is `ndcg`, with these stratum weights."""
+    summary = '"sd": null, "se": null, "ci95": [null, null], "coverage": null, "bounds": null, "exact": true'
+    metric = '{"n": 1, "mean": %r, %s, "weighted_mean": null, "by_stratum": {}}'
+    return (
+        '{"fingerprint": {"run": {"name": "r", "sha256": "sha256:0"}, "metrics": ["nDCG@10", "R@50"],\n'
+        ' "relevance_threshold": 1, "max_grade": 3, "qrelkit_version": "0"},\n'
+        ' "queries": {"evaluated": 1, "missing_from_run": 0, "run_only": 0, "no_relevant": 0},\n'
+        f' "metrics": {{"nDCG@10": {metric % (ndcg, summary)}, "R@50": {metric % (0.5, summary)}}},\n'
+        f' "per_query": {{"con-01": {{"nDCG@10": {{"value": {ndcg!r}, "coverage": null, "bounds": null}},\n'
+        ' "R@50": {"value": 0.5, "coverage": null, "bounds": null}}},\n'
+        f' "query_strata": {{"con-01": "conceptual"}}, "stratum_weights": {weights}}}\n'
+    ).encode()
+
+
+ROUND_THREE = [
+    ("report: nDCG@10 of 1e150", "x.json", _report(1e150), None),
+    ("report: nDCG@10 below 0", "x.json", _report(-0.5), None),
+    ("report: stratum weight Infinity", "x.json", _report(0.5, '{"conceptual": Infinity}'), None),
+    ("report: negative stratum weight", "x.json", _report(0.5, '{"conceptual": -1}'), None),
+]
+"""The files of the adversarial review's third round (issue 30): saved reports holding a value a
+measure in [0, 1] cannot take, or a traffic weight that is not finite and >= 0."""
+CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 
 def _command(name: str, path: Path) -> list[str]:

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from ..errors import QrelkitError
 from ..formats.trec import RUN_FORMATS
+from ..models import SEEDS
 from ..render.styles import data, visible
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def stratum_option(help: str) -> Callable[[F], F]:
 
 
 def seed_option(help: str = "Seed of the random order.") -> Callable[[F], F]:
-    return click.option("--seed", type=int, default=0, show_default=True, help=help)
+    return click.option("--seed", type=click.IntRange(*SEEDS), default=0, show_default=True, help=help)
 
 
 def format_option(*choices: str) -> Callable[[F], F]:

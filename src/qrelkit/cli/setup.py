@@ -85,7 +85,7 @@ def strata() -> None:
 def strata_set(ctx: click.Context, name: str, weight: float) -> None:
     """Set the traffic WEIGHT of stratum NAME (weights are renormalised when aggregating)."""
     stratum = workflow.set_stratum(open_store(ctx, create=True), name, weight)
-    say("stratum ", data(stratum.name), f": weight {weight:g}")
+    say("stratum ", data(stratum.name), f": weight {stratum.weight:g}")
 
 
 @strata.command("list")

@@ -20,6 +20,7 @@ from .domain import (
     HEADLINE,
     QUEUE_ORDERS,
     RECALL,
+    SEEDS,
     TILES,
     Diagnosis,
     Direction,
@@ -46,9 +47,11 @@ from .domain import (
     StoreStatus,
     Stratum,
     StratumStatus,
+    Weight,
     interval_direction,
     is_identifier,
     utcnow,
+    weight_shares,
 )
 from .judging import DocState, PairNote, QueryProgress, default_assessor
 from .leaderboard import (
@@ -109,6 +112,7 @@ __all__ = [
     "DEFAULT_STRATUM",
     "HEADLINE",
     "RECALL",
+    "SEEDS",
     "TILES",
     "Diagnosis",
     "Direction",
@@ -160,8 +164,10 @@ __all__ = [
     "StratumStatus",
     "Summary",
     "VersionDiff",
+    "Weight",
     "WeightChange",
     "default_assessor",
     "interval_direction",
     "utcnow",
+    "weight_shares",
 ]

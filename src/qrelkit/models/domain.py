@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import InputError
 
@@ -36,6 +46,10 @@ TILES = ("nDCG@10", "R@50")
 dashboard lead with, and what the judging queue's impact order narrows, unless told otherwise."""
 
 HEADLINE, RECALL = TILES
+
+SEEDS = (0, 2**32 - 1)
+"""The seeds of a random order, a resampling or a sample (every --seed): 0 <= seed < 2^32, what
+numpy's and Python's generators take as one 32-bit word (numpy refuses a negative seed)."""
 
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
@@ -146,24 +160,41 @@ def not_all(stratum: str) -> str:
     return stratum
 
 
+def _finite_weight(v: float) -> float:
+    if not math.isfinite(v):
+        raise ValueError("weight must be a finite number")
+    return v + 0.0  # -0.0 is 0
+
+
+Weight = Annotated[float, Field(ge=0.0), AfterValidator(_finite_weight)]
+"""A stratum's traffic weight: a finite number >= 0, wherever one is read (`strata set`, a
+manifest, a saved report)."""
+
+
+def weight_shares(weights: Mapping[str, float]) -> dict[str, float]:
+    """Each key's share of the total weight (the shares sum to 1), or {} when no weight is above 0;
+    a weight below 0 counts as 0. Each weight is divided by the largest first, so that weights near
+    the float maximum (three strata at 1e308) do not add up to infinity, which made every share 0.
+    The one rule of every weighted mean and share of traffic."""
+    top = max((w for w in weights.values() if w > 0), default=0.0)
+    if not top > 0:
+        return {}
+    scaled = {k: w / top if w > 0 else 0.0 for k, w in weights.items()}
+    total = sum(scaled.values())
+    return {k: v / total for k, v in scaled.items()}
+
+
 class Stratum(_Model):
     """A class of queries (navigational, how-to, ...) with the share of traffic it stands for."""
 
     name: Identifier
-    weight: float = Field(ge=0.0)
+    weight: Weight
     """Traffic weight; aggregates renormalise the weights over strata that have queries."""
 
     @field_validator("name")
     @classmethod
     def _not_all(cls, v: str) -> str:
         return not_all(v)
-
-    @field_validator("weight")
-    @classmethod
-    def _finite(cls, v: float) -> float:
-        if not math.isfinite(v):
-            raise ValueError("weight must be a finite number")
-        return v
 
 
 class Query(_Model):

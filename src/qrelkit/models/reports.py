@@ -10,6 +10,7 @@ from pydantic import BeforeValidator, Field, PlainSerializer, WithJsonSchema
 from .domain import (
     Diagnosis,
     Direction,
+    Weight,
     _Model,
     interval_direction,
 )
@@ -122,7 +123,7 @@ class ScoreReport(_Model):
     per_query: dict[str, dict[str, QueryScore]] | None = None
     query_strata: dict[str, str] | None = None
     """Query -> stratum, with `per_query` (a later comparison reports per-stratum deltas)."""
-    stratum_weights: dict[str, float] = Field(default_factory=dict)
+    stratum_weights: dict[str, Weight] = Field(default_factory=dict)
     """Traffic weights the weighted means used."""
     run_read_as: str | None = None
     """How the run file was read when its lines hold no scores: `read as MS MARCO ranks (qid pid

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..models import Leaderboard, RunCell, SensitivityReport
 from .queries import board_note, listed, unlabeled_notes
-from .styles import data, delta, interval, number, percent, visible
+from .styles import csv_cell, data, delta, interval, number, one_line, percent
 
 UP, DOWN = "▲", "▼"
 """Marks of a candidate significantly above / below the baseline (after the correction)."""
@@ -144,7 +144,8 @@ CSV_FIELDS = (
 
 
 def leaderboard_csv(lb: Leaderboard) -> str:
-    """One row per run and metric (long format); empty cells where a value does not apply."""
+    """One row per run and metric (long format); empty cells where a value does not apply; names
+    through `csv_cell`."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(CSV_FIELDS)
@@ -153,7 +154,8 @@ def leaderboard_csv(lb: Leaderboard) -> str:
             c = row.cells[m]
             w.writerow(
                 [
-                    row.run, int(row.baseline), m, _f(c.mean), *_pair(c.ci95), _f(c.coverage), *_pair(c.bounds),
+                    csv_cell(row.run), int(row.baseline), csv_cell(m), _f(c.mean), *_pair(c.ci95), _f(c.coverage),
+                    *_pair(c.bounds),
                     _f(c.delta), *_pair(c.delta_ci95), _f(c.p_value), _f(c.p_adjusted),
                     "" if row.baseline else int(c.significant), lb.correction, len(row.missing_queries),
                     len(row.missing_from_run), row.queries.unlabeled if row.queries else "",
@@ -168,7 +170,7 @@ def sensitivity_csv(rep: SensitivityReport) -> str:
     w.writerow(("metric", "stratum", "n", "sd", "se", "sd_diff", "mde", "queries_needed", "discriminative_power"))
     for s in rep.rows:
         w.writerow(
-            [s.metric, s.stratum or "", s.n, _f(s.sd), _f(s.se), _f(s.sd_diff), _f(s.mde),
+            [csv_cell(s.metric), csv_cell(s.stratum or ""), s.n, _f(s.sd), _f(s.se), _f(s.sd_diff), _f(s.mde),
              "" if s.queries_needed is None else s.queries_needed, _f(s.discriminative_power)]
         )  # fmt: skip
     return out.getvalue()
@@ -189,9 +191,11 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    """Untrusted text (run and metric names) as LaTeX text: control characters (C0, DEL, C1, the
-    direction controls) written visibly as in a terminal (`\\x1b`), then special characters escaped."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in visible(text))
+    """Untrusted text (run and metric names) as LaTeX text on one line: control characters (C0
+    with tab and newline, DEL, C1, the direction controls) written visibly as in a terminal
+    (`\\x1b`, `\\x0a`: a blank line would end the tabular's paragraph), then special characters
+    escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in one_line(text))
 
 
 def leaderboard_latex(lb: Leaderboard) -> str:

@@ -15,7 +15,7 @@ from rich.text import Text
 from ..models import ScoreReport, ScoreReports, Summary
 from . import text
 from .queries import unlabeled_note
-from .styles import LOW_COVERAGE, column, coverage_cell, data
+from .styles import LOW_COVERAGE, column, coverage_cell, csv_cell, data
 from .trec_eval import trec_eval_reports
 
 ScoreFormat = Literal["table", "json", "trec", "csv", "trec_eval"]
@@ -93,27 +93,28 @@ def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
     """One row per run, metric and stratum (`all` first), or per run, query and metric (`in_run`
     false: the run has no document for the query, scored 0; empty when the report does not say).
     The summary rows end with the run's query counts: missing from the run (scored 0) and with no
-    label (left out, or scored 0 when kept)."""
+    label (left out, or scored 0 when kept). Text cells go through `csv_cell`."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     if per_query:
         w.writerow(["run", "query", "metric", "value", "coverage", "bound_low", "bound_high", "in_run"])
         for rep in reports:
+            run = csv_cell(rep.fingerprint.run.name)
             missing = set(rep.missing_from_run or ())
             for qid, measures in (rep.per_query or {}).items():
                 in_run = "" if rep.missing_from_run is None else str(qid not in missing).lower()
                 for name, qs in measures.items():
                     bounds = qs.bounds or ("", "")
-                    w.writerow([rep.fingerprint.run.name, qid, name, qs.value, qs.coverage, *bounds, in_run])
+                    w.writerow([run, csv_cell(qid), csv_cell(name), qs.value, qs.coverage, *bounds, in_run])
         return buf.getvalue()
     w.writerow(["run", "metric", "stratum", *SUMMARY_COLUMNS, "weighted_mean", "missing_from_run", "unlabeled"])
     for rep in reports:
         q = rep.queries
-        counts = [q.missing_from_run, q.unlabeled]
+        counts, run = [q.missing_from_run, q.unlabeled], csv_cell(rep.fingerprint.run.name)
         for name, m in rep.metrics.items():
-            w.writerow([rep.fingerprint.run.name, name, "all", *_summary_row(m), m.weighted_mean, *counts])
+            w.writerow([run, csv_cell(name), "all", *_summary_row(m), m.weighted_mean, *counts])
             for s, sub in m.by_stratum.items():
-                w.writerow([rep.fingerprint.run.name, name, s, *_summary_row(sub), "", *counts])
+                w.writerow([run, csv_cell(name), csv_cell(s), *_summary_row(sub), "", *counts])
     return buf.getvalue()
 
 

@@ -29,7 +29,8 @@ DIRECTION_STYLE: dict[Direction, str] = {"down": "red", "up": "green", "flat": "
 LOW_COVERAGE = 0.9
 """Coverage under this (or under --min-coverage) is flagged."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_BEYOND_C0 = r"\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
+_CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f{_BEYOND_C0}]")
 """C0 (but tab and newline), DEL, C1, and the invisible direction and line controls (a right-to-left
 override can make `evil.txt` read as `txt.live`)."""
 
@@ -40,9 +41,32 @@ def visible(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+_CONTROL_OR_BREAK = re.compile(rf"[\x00-\x1f{_BEYOND_C0}]")
+"""`_CONTROL`, tab and newline included."""
+
+
+def one_line(text: str) -> str:
+    """`text` as `visible` writes it, its tabs and newlines written visibly too (`\\x0a`): data
+    that must stay on one line of a file whose lines mean something (a LaTeX tabular row)."""
+    return _CONTROL_OR_BREAK.sub(_escape, text)
+
+
 def _escape(m: re.Match[str]) -> str:
     code = ord(m.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP's list for CSV injection)."""
+
+
+def csv_cell(text: object) -> str:
+    """A text cell of a CSV file (a run, query, metric or stratum name) as a spreadsheet shows it:
+    one starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, OWASP's
+    rule, so that it is never run as a formula. Numbers qrelkit computes are written as they are
+    (a negative delta stays a number)."""
+    cell = str(text)
+    return "'" + cell if cell.startswith(_FORMULA_START) else cell
 
 
 def data(text: object, style: str = "") -> Text:

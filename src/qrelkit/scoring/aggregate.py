@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..models import Summary
+from ..models import Summary, weight_shares
 from .kernels import Scores
 
 _T975 = [
@@ -127,11 +127,10 @@ def _geometric(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
 
 def weighted_mean(by_stratum: Mapping[str, Summary], weights: Mapping[str, float]) -> float | None:
     """Sum of weight x mean over strata that have queries, weights renormalised; None if no weight."""
-    present = {s: weights.get(s, 0.0) for s, summary in by_stratum.items() if summary.n > 0}
-    total = sum(present.values())
-    if total <= 0:
+    shares = weight_shares({s: weights.get(s, 0.0) for s, summary in by_stratum.items() if summary.n > 0})
+    if not shares:
         return None
-    return sum(w * by_stratum[s].mean for s, w in present.items()) / total
+    return sum(w * by_stratum[s].mean for s, w in shares.items())
 
 
 def strata_rows(query_strata: Sequence[str]) -> dict[str, npt.NDArray[np.int64]]:

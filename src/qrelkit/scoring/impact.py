@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..models import QUEUE_ORDERS, TILES, PoolEntry, QueueItem
+from ..models import QUEUE_ORDERS, TILES, PoolEntry, QueueItem, weight_shares
 from .arrays import ABSENT, UNLABELED, Ranked, RunLists
 from .kernels import compute
 from .measures import Measure
@@ -48,10 +48,10 @@ def query_weights(strata: Mapping[str, str], weights: Mapping[str, float]) -> di
     sizes: dict[str, int] = {}
     for s in strata.values():
         sizes[s] = sizes.get(s, 0) + 1
-    total = sum(max(weights.get(s, 0.0), 0.0) for s in sizes)
-    if total <= 0:
+    shares = weight_shares({s: weights.get(s, 0.0) for s in sizes})
+    if not shares:
         return {q: 1.0 / len(strata) for q in strata} if strata else {}
-    return {q: max(weights.get(s, 0.0), 0.0) / total / sizes[s] for q, s in strata.items()}
+    return {q: shares[s] / sizes[s] for q, s in strata.items()}
 
 
 def _narrowing(r: Ranked, m: Measure, threshold: int, prior: FloatArray) -> tuple[FloatArray, FloatArray]:

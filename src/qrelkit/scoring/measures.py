@@ -17,10 +17,12 @@ CLI imports both to check measure names cheaply.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..errors import ScoringError
+from ..formats.trec import GRADE_MAX
 from ..models.domain import TILES
 
 
@@ -43,8 +45,9 @@ class Param:
     """Whether a (stripped) value is valid."""
 
 
-REL = Param("rel", "N (N >= 1)", lambda v: v.isdigit() and int(v) >= 1)
-"""The relevance threshold of a binary family, overriding the golden set's."""
+REL = Param("rel", f"N (1 <= N <= {GRADE_MAX})", lambda v: v.isdigit() and 1 <= int(v) <= GRADE_MAX)
+"""The relevance threshold of a binary family, overriding the golden set's (no grade is above
+`GRADE_MAX`; one above the golden set's scale is refused by `refuse_above_scale`)."""
 GAINS = ("linear", "exp")
 GAIN = Param("gain", "exp|linear", lambda v: v in GAINS)
 """nDCG's gain: `linear` (gain = grade, the default, as trec_eval) or `exp` (2^grade - 1)."""
@@ -92,6 +95,9 @@ class MeasureSpec:
     (trec_eval's gm_*: exp(mean(log(max(v, 0.00001)))), see `aggregate.summarize`)."""
     max_level: float = 1.0
     """The largest `@x` of a family whose `@x` is a level, not a cutoff (IPrec: recall 0..1)."""
+    unit_interval: bool = True
+    """Its values (per query, and so their means) lie in [0, 1]; False for counts and sums. A saved
+    report holding a value outside is refused (`paired.canonical_report`)."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -176,6 +182,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=_BINARY,
             coverage=_NONE + "; with rel=N the whole run",
+            unit_interval=False,
         ),
         MeasureSpec(
             "NumRel",
@@ -185,6 +192,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             params=(REL,),
             coverage=_WHOLE,
             bounds="exact: [R, R + unlabeled retrieved]",
+            unit_interval=False,
         ),
         MeasureSpec(
             "NumRelRet",
@@ -193,6 +201,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=_BINARY,
             coverage=_WHOLE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "NumQ",
@@ -200,6 +209,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             "num_q",
             cutoff=CutoffRule.FORBIDDEN,
             coverage=_NONE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "SetP",
@@ -270,6 +280,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             params=(GAIN, GAIN_MAP, JUDGED_ONLY),
             bounds="exact: every unlabeled document in the top k at the lowest gain, or at the highest (a gain map"
             " giving grade 0 a gain can put the value outside, as nDCG's)",
+            unit_interval=False,
         ),
         MeasureSpec(
             "ERR",
@@ -329,6 +340,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=_BINARY,
             coverage=_WHOLE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "BinG",
@@ -402,6 +414,7 @@ SPECS: Mapping[str, MeasureSpec] = {
             cutoff=CutoffRule.FORBIDDEN,
             params=(REL,),
             coverage=_WHOLE,
+            unit_interval=False,
         ),
         MeasureSpec(
             "RBPResid",
@@ -503,3 +516,15 @@ def _number(x: float) -> str:
 
 MAX_CUTOFF = 1_000_000_000
 """The largest cutoff accepted (a run deeper than this cannot be read on one machine anyway)."""
+
+
+def refuse_above_scale(measures: Iterable[Measure], top: int, scale: str) -> None:
+    """A relevance threshold (`rel=N`) above the scale's top grade counts nothing as relevant, and
+    its bounds would range over grades no assessor can give: refused, naming the measure and
+    the scale (`scale` says whose: a golden set, a version, or `--max-grade N`)."""
+    for m in measures:
+        if m.rel is not None and m.rel > top:
+            raise ScoringError(
+                f"{m.spelled or m.name}: rel={m.rel} is above the scale's top grade ({scale}: grades 0..{top})",
+                f"give rel=1..{top}, or widen the scale: `qrelkit init --max-grade N`, or --max-grade N",
+            )

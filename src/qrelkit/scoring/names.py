@@ -56,6 +56,10 @@ _DCG = {"log2": "linear", "exp-log2": "exp"}
 _BOOLS = {"true": True, "1": True, "false": False, "0": False}
 
 
+MAX_GAIN = 1e100
+"""The largest gain of a gain map: far above any use, far below where DCG sums overflow."""
+
+
 def _gains(value: str) -> tuple[tuple[int, float], ...]:
     body = value.strip()
     if not (body.startswith("{") and body.endswith("}")):
@@ -63,7 +67,13 @@ def _gains(value: str) -> tuple[tuple[int, float], ...]:
     pairs = []
     for part in filter(None, (p.strip() for p in body[1:-1].split(","))):
         grade, _, gain = part.partition(":")
-        pairs.append((int(grade), float(gain)))
+        g, v = int(grade), float(gain)
+        if not 0 <= v <= MAX_GAIN:  # NaN, infinities and negative gains
+            raise ScoringError(
+                f"the gain {gain.strip()} of grade {g} is not a number from 0 to {MAX_GAIN:g}",
+                "gains are finite numbers >= 0, e.g. gains={0:0,1:1,2:3}",
+            )
+        pairs.append((g, v + 0.0))  # -0 is 0
     if not pairs or len({g for g, _ in pairs}) != len(pairs):
         raise ValueError(value)
     return tuple(sorted(pairs))
@@ -117,8 +127,9 @@ def _unquote(value: str) -> str:
     return v
 
 
-def _split_top(text: str, separators: str) -> list[str]:
-    """`text` split at `separators` outside parentheses, braces and quotes."""
+def split_outside(text: str, separators: str) -> list[str]:
+    """`text` split at `separators` outside parentheses, braces and quotes (`M1,M2` of
+    --gate-pair and `METRIC:TOL` of --fail-if-worse too: a measure's parameters hold both)."""
     parts, depth, quote, start = [], 0, "", 0
     for i, ch in enumerate(text):
         if quote:
@@ -141,13 +152,15 @@ def _parse_params(spec: MeasureSpec, text: str, spelled: str) -> dict[str, objec
     accepted = {p.name: p for p in spec.params}
     fields = {f.name for f in dataclasses.fields(Measure)}
     given: dict[str, object] = {}
-    for part in filter(None, (p.strip() for p in _split_top(text, ","))):
+    for part in filter(None, (p.strip() for p in split_outside(text, ","))):
         key, _, raw = part.partition("=")
         key, value = key.strip(), _unquote(raw)
         param = accepted.get(key) or accepted.get(_ALIAS_OF.get(key, ""))
         field, convert = _CONVERT.get(key, (key, str))
         try:
             converted = convert(value)
+        except ScoringError as exc:  # a value refused with its reason
+            raise ScoringError(f"{spelled}: {exc.message}", exc.hint) from None
         except (ValueError, KeyError):
             converted = None
         checked = str(converted) if key in _ALIAS_OF else value
@@ -195,7 +208,7 @@ _TREC_TOKEN = re.compile(r"^(?P<name>[A-Za-z0-9_.]+)(?:\((?P<params>[^)]*)\))?$"
 
 
 def _trec_names(spec: MeasureSpec) -> Iterator[TrecName]:
-    for token in filter(None, (t.strip() for t in _split_top(spec.trec_eval, ", "))):
+    for token in filter(None, (t.strip() for t in split_outside(spec.trec_eval, ", "))):
         found = _TREC_TOKEN.match(token)
         if found is None:
             continue
@@ -328,7 +341,7 @@ def _at_keyword(spec: MeasureSpec, params: str) -> tuple[str, str | None]:
     (`P(cutoff=5)`, `IPrec(recall=0.1)`), and its value (None when not written so)."""
     keyword = "recall" if takes_level(spec) else "cutoff"
     rest, value = [], None
-    for part in _split_top(params, ","):
+    for part in split_outside(params, ","):
         key, _, raw = part.partition("=")
         if key.strip() == keyword:
             value = _unquote(raw)
@@ -399,7 +412,7 @@ def _items(texts: str | Iterable[str]) -> list[str]:
     """The names in a comma- or space-separated list (or a sequence of names, each of which may be
     a trec_eval list such as `P.5,10`), quotes removed."""
     if isinstance(texts, str):
-        parts = _split_top(texts, ", \t\n")
+        parts = split_outside(texts, ", \t\n")
     else:
         parts = [p for t in texts for p in (t.split(",") if _DOTTED.match(t.split(",")[0].strip()) else [t])]
     return list(_trec_list(_unquote(t).strip() for t in parts if t.strip()))

@@ -11,6 +11,7 @@ are no more patterns than resamples; else Monte Carlo with the (count + 1) / (R 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,6 +29,7 @@ from ..models import (
     QueryScore,
     ScoreReport,
     StratumDelta,
+    weight_shares,
 )
 from . import power
 from .names import parse_measure
@@ -98,10 +100,10 @@ def stratified_ci(
         s: [(float(a), float(b)) for a, b in zip(*np.percentile(means[s], [2.5, 97.5], axis=1), strict=True)]
         for s in names
     }
-    total = sum(max(weights.get(s, 0.0), 0.0) for s in names)
-    if total <= 0:
+    shares = weight_shares({s: weights.get(s, 0.0) for s in names})
+    if not shares:
         return by, None
-    mix = sum(max(weights.get(s, 0.0), 0.0) / total * means[s] for s in names)
+    mix = sum(w * means[s] for s, w in shares.items())
     lo, hi = np.percentile(mix, [2.5, 97.5], axis=1)
     return by, [(float(a), float(b)) for a, b in zip(lo, hi, strict=True)]
 
@@ -135,9 +137,8 @@ def _metric(
             n=int(rows.sum()), delta=float(ds.mean()), wins=int((ds > TIE).sum()), losses=int((ds < -TIE).sum()),
             coverage_a=cov(pa, inside), coverage_b=cov(pb, inside),
         )  # fmt: skip
-    present = {s: weights.get(s, 0.0) for s in by_stratum}
-    total = sum(present.values())
-    weighted = sum(w * by_stratum[s].delta for s, w in present.items()) / total if total > 0 else None
+    shares = weight_shares({s: weights.get(s, 0.0) for s in by_stratum})
+    weighted = sum(w * by_stratum[s].delta for s, w in shares.items()) if shares else None
 
     def bounds_of(report: dict[str, dict[str, QueryScore]]) -> list[tuple[float, float]] | None:
         found = [b for q in queries if (b := report[q][name].bounds) is not None]
@@ -289,11 +290,39 @@ def lacking(report: ScoreReport, queries: Sequence[str]) -> list[str]:
     return [q for q in queries if q in missing]
 
 
+UNIT_SLACK = 1e-9
+"""How far above 1 a value of a measure in [0, 1] may lie: float rounding (RBPResid's sum can
+come to 1.0000000000000002)."""
+
+
+def _check_range(report: ScoreReport, metric: str, source: str) -> None:
+    """A value of a measure whose values lie in [0, 1] (`MeasureSpec.unit_interval`) outside it, or
+    not a number, cannot have come from scoring: the report was edited or damaged (a mean that is
+    NaN is one over no query)."""
+    if not parse_measure(metric).spec.unit_interval:
+        return
+    mean = report.metrics[metric].mean
+    if not (math.isnan(mean) or 0 <= mean <= 1 + UNIT_SLACK):
+        _out_of_range(f"the mean of {metric}", mean, metric, source)
+    for q, row in (report.per_query or {}).items():
+        qs = row.get(metric)
+        if qs is not None and not 0 <= qs.value <= 1 + UNIT_SLACK:
+            _out_of_range(f"{metric} of query {q!r}", qs.value, metric, source)
+
+
+def _out_of_range(what: str, value: float, metric: str, source: str) -> None:
+    raise ScoringError(
+        f"{source}: {what} is {value:g}, outside [0, 1] where {metric} lies",
+        "the report was edited or damaged: score the run again with `score --format json --per-query`",
+    )
+
+
 def canonical_report(report: ScoreReport, source: str = "a report") -> ScoreReport:
     """The report with its metrics under their canonical names (reports saved before names were
     canonical may say `MAP` for `AP`). The one rule for every comparison, leaderboard and
-    sensitivity: a name that does not parse, or two names of one measure, are refused (`source`
-    says whose), never compared under a guess."""
+    sensitivity: a name that does not parse, two names of one measure, or a value of a measure in
+    [0, 1] outside it (`_check_range`) are refused (`source` says whose), never compared under a
+    guess."""
     rename: dict[str, str] = {}
     for m in report.metrics:
         try:
@@ -306,6 +335,7 @@ def canonical_report(report: ScoreReport, source: str = "a report") -> ScoreRepo
         if c in rename.values():
             twin = next(k for k, v in rename.items() if v == c)
             raise ScoringError(f"{source} holds {c} twice, as {twin!r} and {m!r}", "keep one of the two in the report")
+        _check_range(report, m, source)
         rename[m] = c
     if all(m == c for m, c in rename.items()):
         return report

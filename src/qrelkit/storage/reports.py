@@ -5,6 +5,9 @@ from __future__ import annotations
 from ..models import Comparison, ReportKind, SavedReport, ScoreReport
 from .base import Part, now
 
+MAX_ROWID = 2**63 - 1
+"""SQLite's largest integer, so its largest row id."""
+
 
 class Reports(Part):
     """Reports kept in the store, newest last."""
@@ -38,7 +41,10 @@ class Reports(Part):
         return [(int(r[0]), str(r[1]), str(r[2] or ""), str(r[3] or "")) for r in rows]
 
     def row(self, report_id: int) -> tuple[str, str, str, str] | None:
-        """(kind, name, created, body) of one saved report, or None."""
+        """(kind, name, created, body) of one saved report, or None (an id no SQLite row can have,
+        0 or below, or above 2^63 - 1, included)."""
+        if not 0 < report_id <= MAX_ROWID:
+            return None
         row = self.conn.execute("SELECT kind, name, created, body FROM reports WHERE id = ?", [report_id]).fetchone()
         return None if row is None else (str(row[0]), str(row[1] or ""), str(row[2] or ""), str(row[3]))
 

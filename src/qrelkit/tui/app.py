@@ -15,6 +15,7 @@ import signal
 
 from textual import on, work
 from textual.app import App
+from textual.worker import WorkerFailed
 
 from ..render.styles import visible
 from ..workflows.judging import JudgingSession
@@ -68,8 +69,21 @@ class JudgeApp(App[None]):
 
     @property
     def crash(self) -> BaseException | None:
-        """What stopped the app, when an unexpected error did (None otherwise)."""
-        return self._exception
+        """What stopped the app, when an unexpected error did (None otherwise): for a worker, what
+        the worker raised (Textual's `WorkerFailed` around it has no traceback of its own)."""
+        error = self._exception
+        return error.error if isinstance(error, WorkerFailed) else error
+
+    def _fatal_error(self) -> None:
+        """Textual's report of an unexpected error (`App._fatal_error`, which `_handle_exception`
+        calls inside the `except` that caught it), drawn without the frames' local variables:
+        they can hold documents, notes and access tokens. The whole traceback, without them too,
+        goes to the crash log (`command.crash_log`)."""
+        import rich
+        from rich.traceback import Traceback
+
+        self.bell()
+        self.panic(Traceback(show_locals=False, width=None, suppress=[rich]))
 
     async def action_quit(self) -> None:
         """Quit, once every judgment is committed: a busy store gets a few seconds more, and if it

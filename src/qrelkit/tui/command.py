@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import StoreBusy
-from ..models import QUEUE_ORDERS, QueueOrder
+from ..models import QUEUE_ORDERS, SEEDS, QueueOrder
 
 
 @click.command()
@@ -23,7 +23,7 @@ from ..models import QUEUE_ORDERS, QueueOrder
     show_default=True,
     help="Judging order of documents and next queries (see `qrelkit queue`).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
+@click.option("--seed", type=click.IntRange(*SEEDS), default=0, show_default=True, help="Seed of the random order.")
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
 @click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")
 @click.pass_context

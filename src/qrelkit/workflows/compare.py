@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .. import versioning
 from ..errors import UsageError
 from ..models import HEADLINE, RECALL, Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
-from ..scoring.names import parse_measure
+from ..scoring.names import parse_measure, split_outside
 from ..scoring.paired import canonical_report
 from ..storage import Store
 from .scoring import display_names, numbered, score_run
@@ -32,7 +32,10 @@ class Gate:
 
     @classmethod
     def parse(cls, text: str) -> Gate:
-        name, _, tol = text.partition(":")
+        """`METRIC[:TOL]`, split at the last colon outside the measure's parentheses and braces
+        (`nDCG(gains={0:0,1:1})@10:0.01`)."""
+        *head, last = split_outside(text, ":")
+        name, tol = (":".join(head), last) if head else (last, "")
         try:
             value = float(tol) if tol else 0.0
         except ValueError:
@@ -48,7 +51,7 @@ class Gate:
 
 def parse_gate_pair(text: str) -> tuple[str, str]:
     """`--gate-pair M1,M2` as two canonical names."""
-    names = [parse_measure(x).name for x in text.split(",") if x.strip()]
+    names = [parse_measure(x).name for x in split_outside(text, ",") if x.strip()]
     if len(names) != 2:
         raise UsageError(f"--gate-pair {text!r} needs two metrics", "write --gate-pair nDCG@10,R@50")
     return names[0], names[1]

@@ -40,8 +40,11 @@ def impacts(
     """Each pair's impact on the pooled runs' open bounds (`scoring.impact`), over this store's
     strata, weights and scale; `metrics` default: the two tiles (`models.TILES`)."""
     from ..scoring.impact import impact_scores
+    from ..scoring.measures import refuse_above_scale
+    from ..scoring.names import parse_measures
 
     scale = store.settings.scale
+    refuse_above_scale(parse_measures(metrics or TILES), scale.max_grade, store.settings.name)
     return impact_scores(
         pairs,
         run_lists(store),

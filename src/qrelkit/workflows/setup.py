@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, StoreStatus, Stratum
+from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, StoreStatus, Stratum, weight_shares
+from ..scoring.measures import refuse_above_scale
+from ..scoring.names import parse_measures
 from ..storage import Store
 from .sources import canonical
 
@@ -102,13 +104,14 @@ def set_stratum(store: Store, name: str, weight: float) -> Stratum:
 def traffic_shares(status: StoreStatus) -> dict[str, float | None]:
     """Stratum -> its share of the traffic (its weight over the weights of the strata that hold
     queries); None for a stratum with no queries or no weight."""
-    total = sum(s.weight or 0 for s in status.strata if s.queries)
-    return {s.name: (s.weight or 0) / total if total and s.queries else None for s in status.strata}
+    shares = weight_shares({s.name: s.weight or 0.0 for s in status.strata if s.queries})
+    return {s.name: shares.get(s.name) for s in status.strata}
 
 
 def set_profile(store: Store, name: str, metrics: str, strata: Sequence[str] | None = None) -> ScoringProfile:
     """Create or replace a scoring profile: its measures (canonical names) over some strata (None: all)."""
     measures = canonical(metrics)
+    refuse_above_scale(parse_measures(measures), store.settings.scale.max_grade, store.settings.name)
     chosen = [s.strip() for s in strata if s.strip()] if strata else None
     known = {s.name for s in store.settings.strata()}
     unknown = sorted(set(chosen or []) - known)

@@ -12,7 +12,7 @@ from .. import versioning
 from ..errors import UsageError
 from ..formats import as_text
 from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
-from ..scoring.measures import DEFAULT_METRICS
+from ..scoring.measures import DEFAULT_METRICS, refuse_above_scale
 from ..scoring.names import canonical_names, parse_measures, reference_names
 from ..storage import Store
 
@@ -37,6 +37,10 @@ class ScoringSource:
     info: GoldenSetInfo
     golden: GoldenFingerprint | None
     qrels: FileFingerprint | None
+    scale_of: str | None = None
+    """Whose scale `info.scale` is (`pydocs`, `pydocs 1.0`, `--max-grade 3`), when there is one: a
+    measure's `rel` above its top is refused. None for a qrels file read without --max-grade,
+    which has no scale (`rel` may then be any grade, as trec_eval -l)."""
 
     @classmethod
     def from_store(cls, store: Store, version: str | None = None) -> ScoringSource:
@@ -61,6 +65,7 @@ class ScoringSource:
                 content_hash=versioning.content_hash(info, queries, labels, docs, presorted=True),
             ),
             qrels=None,
+            scale_of=info.name,
         )
 
     @classmethod
@@ -76,6 +81,7 @@ class ScoringSource:
             info=version.info,
             golden=GoldenFingerprint(name=manifest.name, version=manifest.version, content_hash=version.content_hash),
             qrels=None,
+            scale_of=f"{manifest.name} {manifest.version}",
         )
 
     @classmethod
@@ -101,6 +107,7 @@ class ScoringSource:
             info=GoldenSetInfo(name="qrels", scale=_scale(scale_top, level)),
             golden=None,
             qrels=FileFingerprint(name=as_text(path.name), sha256=qrels.sha256),
+            scale_of=None if max_grade is None else f"--max-grade {max_grade}",
         )
 
     def with_scale(self, *, max_grade: int | None = None, relevance_level: int | None = None) -> ScoringSource:
@@ -115,7 +122,8 @@ class ScoringSource:
             new = _scale(scale.max_grade, level, levels=scale)
         else:
             new = _scale(max_grade, level, levels=scale if max_grade == scale.max_grade else None)
-        return replace(self, info=self.info.model_copy(update={"scale": new}))
+        scale_of = self.scale_of if max_grade is None else f"--max-grade {max_grade}"
+        return replace(self, info=self.info.model_copy(update={"scale": new}), scale_of=scale_of)
 
 
 def checked_versions() -> Path | None:
@@ -233,6 +241,8 @@ def plan(
             raise UsageError(f"no scoring profile {profile!r} in this golden set", f"profiles: {known}")
         chosen, strata_filter = found[profile].metrics, found[profile].strata
     names = reference_names(merge(metrics if metrics else list(chosen), extra), reference)
+    if source.scale_of is not None:
+        refuse_above_scale(parse_measures(names), source.info.scale.max_grade, source.scale_of)
     queries = source.queries
     weights = {s.name: s.weight for s in source.info.strata}
     outside: frozenset[str] = frozenset()
