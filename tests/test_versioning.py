@@ -127,6 +127,17 @@ def test_diff_reports_exactly_two_regrades_and_one_query(run_cli: Cli) -> None:
     assert d["content_changed"] is True
     table = run_cli("diff", str(out / "pydocs" / "v1"), str(out / "pydocs" / "v2")).output
     assert "regraded 0->1: 1, 2->3: 1" in table and "nav-16" in table
+    # which pairs, not only how many (issue 30)
+    assert d["labels"]["changes"] == [
+        {"query_id": "how-02", "doc_id": "in-02", "from_grade": 0, "to_grade": 1},
+        {"query_id": "nav-01", "doc_id": "assert-02", "from_grade": 2, "to_grade": 3},
+    ]
+    assert "  how-02 in-02: 0 -> 1" in table and "  nav-01 assert-02: 2 -> 3" in table
+    assert d["same_golden_set"] is True and "two different golden sets" not in table
+    run_cli("init", "--name", "other")
+    run_cli("freeze", "other", "v1", "--out", str(out))
+    across = run_cli("diff", str(out / "pydocs" / "v2"), str(out / "other" / "v1")).output
+    assert "versions of two different golden sets" in across
 
     # the same run scored against v1 and v2: comparing the reports is refused, with the reason
     a, b = run_cli.tmp / "a.json", run_cli.tmp / "b.json"

@@ -86,6 +86,7 @@ from .reports import (
 from .versions import (
     CoverageChange,
     DocumentChanges,
+    LabelChange,
     LabelChanges,
     Manifest,
     ProfileChanges,
@@ -131,6 +132,7 @@ __all__ = [
     "Judgment",
     "JudgmentState",
     "Label",
+    "LabelChange",
     "LabelChanges",
     "LabelPolicy",
     "LabelState",

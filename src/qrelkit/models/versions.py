@@ -70,6 +70,15 @@ class DocumentChanges(_Model):
     changed: list[str] = Field(default_factory=list)
 
 
+class LabelChange(_Model):
+    """One labeled pair that changed: its grade before and after (null: no label there)."""
+
+    query_id: str
+    doc_id: str
+    from_grade: int | None
+    to_grade: int | None
+
+
 class LabelChanges(_Model):
     """Labeled pairs added and removed (counts), and regrades as {"OLD->NEW": count}."""
 
@@ -78,6 +87,8 @@ class LabelChanges(_Model):
     regraded: dict[str, int]
     regraded_by_stratum: dict[str, dict[str, int]]
     """Stratum (in the newer version) -> {"OLD->NEW": count}."""
+    changes: list[LabelChange] = Field(default_factory=list)
+    """Every pair added, removed or regraded, by (query, doc)."""
 
 
 class WeightChange(_Model):
@@ -115,6 +126,9 @@ class VersionDiff(_Model):
 
     from_version: str
     to_version: str
+    same_golden_set: bool = True
+    """Whether both are versions of one golden set (the same name): a diff of two different sets
+    says so first, since most of what differs is then no change at all."""
     content_changed: bool
     queries: QueryChanges
     documents: DocumentChanges = Field(default_factory=lambda: DocumentChanges())

@@ -11,7 +11,16 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..models import AgreementReport, GradeScale, QueueItem, RunCoverage, ScoringProfile, StoreStatus, VersionDiff
+from ..models import (
+    AgreementReport,
+    GradeScale,
+    LabelChange,
+    QueueItem,
+    RunCoverage,
+    ScoringProfile,
+    StoreStatus,
+    VersionDiff,
+)
 from .styles import column, data, number, percent
 
 
@@ -119,6 +128,18 @@ def agreement_table(rep: AgreementReport) -> Table:
     return table
 
 
+def _label_changes(changes: list[LabelChange], most: int = 20) -> list[Text]:
+    """`  q1 d3: 1 -> 2` for the first `most` changed pairs (`-` where there was no label)."""
+    lines = [
+        data(f"  {c.query_id} {c.doc_id}: {'-' if c.from_grade is None else c.from_grade} -> "
+             f"{'-' if c.to_grade is None else c.to_grade}")
+        for c in changes[:most]
+    ]  # fmt: skip
+    if len(changes) > most:
+        lines.append(Text(f"  (+{len(changes) - most} more: --format json lists every one)", style="dim"))
+    return lines
+
+
 def _listed(*kinds: tuple[str, list[str]], most: int = 20) -> list[Text]:
     """`  added: a, b, c` for every kind of change that has ids (at most `most` named)."""
     lines = []
@@ -136,6 +157,8 @@ def diff_lines(d: VersionDiff) -> RenderableType:
             data(f"{d.from_version} -> {d.to_version}", "bold"), "" if d.content_changed else " (same content)"
         )
     ]
+    if not d.same_golden_set:
+        lines.append(Text("versions of two different golden sets: much of what differs is no change", "yellow"))
     q = d.queries
     lines.append(Text(f"queries: +{len(q.added)} -{len(q.removed)} moved {len(q.moved)}"))
     lines[-1].append(f", text changed {len(q.text_changed)}, guidelines changed {len(q.guidelines_changed)}")
@@ -151,6 +174,7 @@ def diff_lines(d: VersionDiff) -> RenderableType:
     lines.append(Text(f"labels: +{lab.added} -{lab.removed}, regraded {regraded}"))
     for stratum, changes in lab.regraded_by_stratum.items():
         lines.append(data(f"  {stratum}: " + ", ".join(f"{k}: {n}" for k, n in changes.items())))
+    lines += _label_changes(lab.changes)
     for stratum, w in d.strata.items():
         lines.append(data(f"stratum {stratum}: weight {w.from_weight} -> {w.to_weight}"))
     for kind, names in (("added", d.profiles.added), ("removed", d.profiles.removed), ("changed", d.profiles.changed)):

@@ -10,6 +10,7 @@ from ..models import (
     DEFAULT_STRATUM,
     CoverageChange,
     DocumentChanges,
+    LabelChange,
     LabelChanges,
     ProfileChanges,
     QueryChanges,
@@ -49,9 +50,14 @@ def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
         total = labels + len(s.unlabeled)
         return labels / total if total else None
 
+    changes = [
+        LabelChange(query_id=q, doc_id=d, from_grade=la.get((q, d)), to_grade=lb.get((q, d)))
+        for q, d in sorted(la.keys() ^ lb.keys() | {k for k in la.keys() & lb.keys() if la[k] != lb[k]})
+    ]
     return VersionDiff(
         from_version=a_name,
         to_version=b_name,
+        same_golden_set=a.info.name == b.info.name,
         content_changed=a.content_hash() != b.content_hash(),
         queries=_query_changes(a, b),
         documents=_document_changes(a, b),
@@ -60,6 +66,7 @@ def diff(a: Snapshot, b: Snapshot, a_name: str, b_name: str) -> VersionDiff:
             removed=len(la.keys() - lb.keys()),
             regraded=dict(sorted(regraded.items())),
             regraded_by_stratum={s: dict(sorted(c.items())) for s, c in sorted(by_stratum.items())},
+            changes=changes,
         ),
         strata=strata,
         profiles=ProfileChanges(
