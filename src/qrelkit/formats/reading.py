@@ -142,6 +142,7 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
     with open_binary(path) as fh:
         carry = b""
         meter = _Meter(path, fh)
+        lines = 0  # newlines yielded so far (to name a line that is too long)
         try:
             while True:
                 chunk = fh.read(size)
@@ -151,14 +152,40 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
                 cut = chunk.rfind(b"\n")
                 if cut < 0:
                     carry += chunk
+                    _refuse_long(carry, lines, name)
                     continue
-                yield b"".join((carry, memoryview(chunk)[: cut + 1])) if carry else chunk[: cut + 1]
+                block = b"".join((carry, memoryview(chunk)[: cut + 1])) if carry else chunk[: cut + 1]
+                _refuse_long(block, lines, name)
+                lines += block.count(b"\n")
+                yield block
                 carry = chunk[cut + 1 :]
         except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
             raise InputError(f"cannot read: {exc}", path=name) from None
         meter.tick(final=True)
         if carry:
+            _refuse_long(carry, lines, name)
             yield carry
+
+
+def _refuse_long(block: bytes, lines: int, name: str) -> None:
+    """A line of `block` longer than `MAX_LINE_BYTES` (the limit `read_lines` keeps) is an
+    `InputError` naming it, before any parser holds it: such a line holds at least one aligned
+    window of half the limit without a newline, and `bytes.find` looks for one at C speed."""
+    if len(block) <= MAX_LINE_BYTES:
+        return
+    half = MAX_LINE_BYTES // 2
+    for start in range(0, len(block) - half + 1, half):
+        if block.find(b"\n", start, start + half) < 0:
+            end = block.find(b"\n", start)
+            begin = block.rfind(b"\n", 0, start) + 1
+            length = end + 1 - begin if end >= 0 else len(block) - begin  # as `read_lines` counts: its newline too
+            if length > MAX_LINE_BYTES:
+                raise InputError(
+                    f"the line is longer than {MAX_LINE_BYTES // 2**20} MiB",
+                    "is this the right file? lines hold one record each",
+                    path=name,
+                    line=lines + block.count(b"\n", 0, begin) + 1,
+                )
 
 
 def read_text(path: PathLike) -> str:
