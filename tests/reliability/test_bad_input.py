@@ -215,7 +215,17 @@ ADVERSARIAL = [
 """The cases the adversarial review of the store and its readers found (issue 15), each a file:
 the id rule at every reader, ASCII-digit grades, corrupt gzip, JSON integers over 4,300 digits,
 duplicate JSON keys, duplicate documents, an empty run given to pool and status."""
-CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL
+ROUND_THREE = [
+    (
+        "queries: duplicate id",
+        "x.jsonl",
+        b'{"id": "n1", "text": "x"}\n{"id": "n2", "text": "y"}\n{"id": "n1", "text": "z"}\n',
+        3,
+    ),
+    ("queries TSV: duplicate id", "x.tsv", b"n1\tx\nn2\ty\nn1\tz\n", 3),
+]
+"""The cases of the third adversarial review (issue 30): a query id twice in one file."""
+CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 
 def _command(name: str, path: Path) -> list[str]:

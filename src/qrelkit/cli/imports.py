@@ -40,7 +40,8 @@ def import_queries(
     ctx: click.Context, file: Path, fmt: importing.QueryFormat, create_strata: bool, stratum: str | None
 ) -> None:
     """Import queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum]).
-    A query already in the store keeps its stratum and description when its line gives none."""
+    A query already in the store keeps its stratum and description when its line gives none; an
+    id given on two lines of the file is refused."""
     store = open_store(ctx, create=True)
     n = importing.import_queries(store, file, fmt=fmt, create_strata=create_strata, stratum=stratum)
     say(f"imported {n} queries from ", data(_source(file)))

@@ -35,11 +35,25 @@ class Imports(Part):
 
     def queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
         """Insert or update queries. A stratum that has no weight yet is an error naming the line,
-        unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
+        unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed.
+        An id given on two lines is an error naming both (the input contradicts itself); nothing
+        is written then."""
         n = 0
         with self.db.transaction():
             known = {r[0] for r in self.conn.execute("SELECT name FROM strata")}
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS import_queries_seen (id TEXT PRIMARY KEY, line INTEGER) WITHOUT ROWID"
+            )
+            self.conn.execute("DELETE FROM temp.import_queries_seen")
             for lineno, q in items:
+                repeat = self._first_repeat("import_queries_seen", ("id",), [(q.id, lineno)])
+                if repeat is not None:
+                    raise InputError(
+                        f"query {q.id!r} repeats line {repeat[1]}",
+                        "keep one line per query",
+                        path=source,
+                        line=lineno,
+                    )
                 if q.stratum not in known:
                     if not (create_strata or q.stratum == DEFAULT_STRATUM):
                         raise InputError(
@@ -60,6 +74,7 @@ class Imports(Part):
                     [q.id, q.text, q.stratum, q.description, keep],
                 )
                 n += 1
+            self.conn.execute("DELETE FROM temp.import_queries_seen")
         return n
 
     def documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:

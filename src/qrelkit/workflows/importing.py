@@ -142,9 +142,7 @@ def import_beir(
     with store.transaction():
         nd = store.imports.documents(beir.read_corpus_lines(folder), source=str(beir.corpus_path(folder)))
         nq = store.imports.queries(
-            ((0, q) for q in beir.read_queries(folder, stratum)),
-            source=str(folder / "queries.jsonl"),
-            create_strata=True,
+            beir.read_queries(folder, stratum), source=display(beir.queries_path(folder)), create_strata=True
         )
         nl, npool = store.imports.qrels(beir.read_qrels(qrels_path), source=str(qrels_path), assessor=assessor)
     return BeirImport(documents=nd, queries=nq, labels=nl, pooled=npool)
