@@ -215,6 +215,11 @@ ADVERSARIAL = [
 """The cases the adversarial review of the store and its readers found (issue 15), each a file:
 the id rule at every reader, ASCII-digit grades, corrupt gzip, JSON integers over 4,300 digits,
 duplicate JSON keys, duplicate documents, an empty run given to pool and status."""
+_EVENT = (
+    b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "x"}\n'
+    b'{"query_id": "con-01", "state": "graded", "assessor": "x", "doc_id": '
+)
+"""A good judgment line, then the start of a second one: each case below ends it."""
 ROUND_THREE = [
     (
         "queries: duplicate id",
@@ -223,8 +228,17 @@ ROUND_THREE = [
         3,
     ),
     ("queries TSV: duplicate id", "x.tsv", b"n1\tx\nn2\ty\nn1\tz\n", 3),
+    *(
+        (f"judgments: {what}", "x.jsonl", _EVENT + b'"b", ' + fields + b"}\n", 2)
+        for what, fields in [
+            ("a year as the timestamp", b'"grade": 1, "timestamp": "2026"'),
+            ("seconds since 1970 as the timestamp", b'"grade": 1, "timestamp": 1767225600'),
+            ("a timestamp without its zone", b'"grade": 1, "timestamp": "2026-01-02T03:04:05"'),
+        ]
+    ),
 ]
-"""The cases of the third adversarial review (issue 30): a query id twice in one file."""
+"""The cases of the third adversarial review (issue 30): a query id twice in one file; a judgment
+event's timestamp that is no full date and time with its zone."""
 CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 

@@ -90,7 +90,8 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
       grade      an integer on the store's scale: required for graded and adjudicated,
                  absent otherwise
       assessor   who made the event (required, not empty)
-      timestamp  when, as ISO 8601 (e.g. 2026-01-31T12:00:00Z; default: now)
+      timestamp  when: an ISO 8601 date and time with its time zone, to the second
+                 (2026-01-31T12:00:00Z, 2026-01-31T12:00:00.5+01:00; default: now)
       note       free text (required for noted)
       seconds    time spent on the document before the event (>= 0)
     A bad line is refused with its line number and field; nothing is imported then."""

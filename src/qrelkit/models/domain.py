@@ -221,8 +221,19 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+TIMESTAMP_FORM = (
+    "an ISO 8601 date and time with its time zone, such as 2026-01-31T12:00:00Z or 2026-01-31T12:00:00+00:00"
+)
+"""How a time stamp is written in every file qrelkit reads (what `TIMESTAMP` takes)."""
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
+"""A full date and time, to the second (a fraction to the microsecond), and its zone: anything
+less (a year, a date, a time without its zone, a number of seconds since 1970, which pydantic
+would read as one) says no single instant."""
+
+
 class Judgment(_Model):
-    """One event in the append-only judgment log."""
+    """One event in the append-only judgment log. Read from a file, its time stamp is taken as
+    written or refused: no number read as a time."""
 
     query_id: Identifier
     doc_id: Identifier
@@ -231,9 +242,17 @@ class Judgment(_Model):
     """Present exactly when `state` is `graded` or `adjudicated`."""
     assessor: str = Field(min_length=1)
     timestamp: datetime = Field(default_factory=utcnow)
+    """When: a `datetime`, or text of the form `TIMESTAMP`."""
     note: str | None = None
     seconds: float | None = Field(default=None, ge=0.0)
     """Time the assessor spent on the document before this event."""
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _full_time(cls, value: object) -> object:
+        if isinstance(value, datetime) or (isinstance(value, str) and TIMESTAMP.fullmatch(value)):
+            return value
+        raise ValueError(f"must be {TIMESTAMP_FORM} (found {value!r:.40})")
 
     @model_validator(mode="after")
     def _grade_matches_state(self) -> Judgment:

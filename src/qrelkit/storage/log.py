@@ -6,12 +6,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import datetime
 
 from .. import resolution
 from ..errors import NotInGoldenSet
 from ..models import Judgment, JudgmentState, utcnow
-from .base import GoldenSettings, Part, event_from_row, insert_event, now
+from .base import GoldenSettings, Part, event_from_row, insert_event, now, stored_time
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ class Log(Part):
         no_query, removed = False, set[str]()
         for kind, seq, d, st, g, a, ts, n in self.conn.execute(sql, params):
             if kind == 0:
-                state, at = JudgmentState(st), _time(ts)
+                state, at = JudgmentState(st), stored_time(ts)
                 event = Judgment.model_construct(
                     query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n
                 )
@@ -212,7 +211,7 @@ class Log(Part):
                     state=JudgmentState(st),
                     grade=g,
                     assessor=a,
-                    timestamp=_time(ts),
+                    timestamp=stored_time(ts),
                     note=n,
                 ),
             )
@@ -236,11 +235,3 @@ def refuse_absent(judgment: Judgment, *, no_query: bool, removed: bool) -> None:
             f"document {judgment.doc_id!r} was removed from the golden set: nothing recorded",
             "see `qrelkit removals`; `qrelkit import docs` adds it back",
         )
-
-
-def _time(ts: str) -> datetime | None:
-    """A stored time stamp (ISO 8601; None if a foreign tool wrote something else)."""
-    try:
-        return datetime.fromisoformat(ts)
-    except ValueError:
-        return None
