@@ -1,6 +1,7 @@
 """The fields of an imported judgment event are taken as written, or refused: a timestamp is a full
-ISO 8601 date-time with its time zone (never a number of seconds since 1970, never a bare year).
-Each refusal is one line naming the file, the line and the field; nothing is imported."""
+ISO 8601 date-time with its time zone (never a number of seconds since 1970, never a bare year), a
+grade is an integer (not `true`, not `2.0`), `seconds` a finite number >= 0 (not `Infinity`, not
+`"5"`). Each refusal is one line naming the file, the line and the field; nothing is imported."""
 
 from __future__ import annotations
 
@@ -78,16 +79,50 @@ def test_full_timestamps_are_taken_as_written(run_cli: Cli, value: str, when: da
         assert [e.timestamp for e in s.log.events()] == [when]
 
 
+@pytest.mark.parametrize("value", ["true", "false", "2.0", '"2"', "1.5"])
+def test_a_grade_is_a_json_integer(run_cli: Cli, value: str) -> None:
+    """As the JSONL qrels reader and the TREC readers already refuse `2.0` and `"1"`."""
+    _setup(run_cli)
+    said = _refused(run_cli, f'"grade": {value}')
+    assert "field 'grade' must be an integer" in said, said
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ("Infinity", "must be a finite number"),
+        ("-Infinity", "must be a finite number"),
+        ("NaN", "must be a finite number"),
+        ("1e400", "must be a finite number"),  # JSON's 1e400 reads as infinity
+        ('"5"', "must be a number"),
+        ("true", "must be a number"),
+        ("-1", "must be >= 0"),
+    ],
+)
+def test_seconds_are_a_finite_json_number_at_least_0(run_cli: Cli, value: str, what: str) -> None:
+    _setup(run_cli)
+    said = _refused(run_cli, f'"grade": 1, "seconds": {value}')
+    assert f"field 'seconds' {what}" in said, said
+
+
+def test_whole_and_fractional_seconds_are_kept(run_cli: Cli) -> None:
+    _setup(run_cli)
+    lines = [GOOD[:-1] + ', "seconds": 5}', GOOD.replace('"a"', '"b"')[:-1] + ', "seconds": 0.25}']
+    run_cli("import", "judgments", str(run_cli.write("j.jsonl", "\n".join(lines) + "\n")))
+    with Store.open(run_cli.db) as s:
+        assert [e.seconds for e in s.log.events()] == [5.0, 0.25]
+
+
 def test_what_the_store_wrote_reads_back_whatever_an_older_qrelkit_let_in(run_cli: Cli) -> None:
-    """Events an older qrelkit stored (a time without a zone) still export: the store's rows are
-    not input, and `export judgments` writes a zone for a time that had none."""
+    """Events an older qrelkit stored (a time without a zone, infinite seconds) still export: the
+    store's rows are not input, and `export judgments` writes a zone for a time that had none."""
     _setup(run_cli)
     with Store.open(run_cli.db) as s:
         s.log.record(Judgment(query_id="q1", doc_id="a", state=JudgmentState.GRADED, grade=1, assessor="ann"))
-        s.conn.execute("UPDATE judgments SET ts = '2026-01-02T03:04:05'")
+        s.conn.execute("UPDATE judgments SET ts = '2026-01-02T03:04:05', seconds = 9e999")
         s.conn.commit()
     exported = [json.loads(x) for x in run_cli("export", "judgments").output.splitlines()]
-    assert exported[0]["timestamp"] == "2026-01-02T03:04:05Z"
+    assert exported[0]["timestamp"] == "2026-01-02T03:04:05Z" and exported[0].get("seconds") is None
     again = run_cli.tmp / "again.db"
     from click.testing import CliRunner
 

@@ -234,11 +234,17 @@ ROUND_THREE = [
             ("a year as the timestamp", b'"grade": 1, "timestamp": "2026"'),
             ("seconds since 1970 as the timestamp", b'"grade": 1, "timestamp": 1767225600'),
             ("a timestamp without its zone", b'"grade": 1, "timestamp": "2026-01-02T03:04:05"'),
+            ("grade true", b'"grade": true'),
+            ("grade 2.0", b'"grade": 2.0'),
+            ("seconds Infinity", b'"grade": 1, "seconds": Infinity'),
+            ("seconds 1e400", b'"grade": 1, "seconds": 1e400'),
+            ("seconds as text", b'"grade": 1, "seconds": "5"'),
         ]
     ),
 ]
 """The cases of the third adversarial review (issue 30): a query id twice in one file; a judgment
-event's timestamp that is no full date and time with its zone."""
+event's timestamp that is no full date and time with its zone, a grade that is no integer,
+`seconds` that are not a finite number."""
 CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 

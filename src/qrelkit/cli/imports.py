@@ -87,13 +87,13 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
       query_id   the query (required; it must be in the store)
       doc_id     the document (required)
       state      graded | skipped | retracted | cleared | adjudicated | noted (required)
-      grade      an integer on the store's scale: required for graded and adjudicated,
-                 absent otherwise
+      grade      an integer on the store's scale (not 2.0, not true): required for graded
+                 and adjudicated, absent otherwise
       assessor   who made the event (required, not empty)
       timestamp  when: an ISO 8601 date and time with its time zone, to the second
                  (2026-01-31T12:00:00Z, 2026-01-31T12:00:00.5+01:00; default: now)
       note       free text (required for noted)
-      seconds    time spent on the document before the event (>= 0)
+      seconds    time spent on the document before the event (a finite number >= 0)
     A bad line is refused with its line number and field; nothing is imported then."""
     n = importing.import_judgments(open_store(ctx), file)
     say(f"imported {n} judgment events from ", data(_source(file)))

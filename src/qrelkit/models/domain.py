@@ -9,7 +9,17 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    Strict,
+    StrictInt,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import InputError
 
@@ -232,20 +242,21 @@ would read as one) says no single instant."""
 
 
 class Judgment(_Model):
-    """One event in the append-only judgment log. Read from a file, its time stamp is taken as
-    written or refused: no number read as a time."""
+    """One event in the append-only judgment log. Read from a file, its fields are taken as
+    written or refused: no number read as a time, no `true` or `2.0` as a grade, no text or
+    infinity as seconds."""
 
     query_id: Identifier
     doc_id: Identifier
     state: JudgmentState
-    grade: int | None = None
+    grade: StrictInt | None = None
     """Present exactly when `state` is `graded` or `adjudicated`."""
     assessor: str = Field(min_length=1)
     timestamp: datetime = Field(default_factory=utcnow)
     """When: a `datetime`, or text of the form `TIMESTAMP`."""
     note: str | None = None
-    seconds: float | None = Field(default=None, ge=0.0)
-    """Time the assessor spent on the document before this event."""
+    seconds: Annotated[float, Strict()] | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    """Time the assessor spent on the document before this event: a finite number of seconds."""
 
     @field_validator("timestamp", mode="before")
     @classmethod
