@@ -121,7 +121,7 @@ judgments = st.builds(
     ids,
     st.sampled_from(list(JudgmentState)),
     st.integers(0, 3),
-    st.text(min_size=1, max_size=10),
+    ids,  # assessor names follow the id rule
     st.none() | st.text(max_size=30),
     st.none() | st.floats(0, 1e4, allow_nan=False),
 )

@@ -241,10 +241,22 @@ ROUND_THREE = [
             ("seconds as text", b'"grade": 1, "seconds": "5"'),
         ]
     ),
+    *(
+        (
+            f"judgments: assessor {what}",
+            "x.jsonl",
+            _EVENT.replace(b'"assessor": "x", ', b"") + b'"b", ' + name + b"}\n",
+            2,
+        )
+        for what, name in [
+            ("with a NUL", b'"grade": 1, "assessor": "a\\u0000"'),
+            ("with a space", b'"grade": 1, "assessor": "a b"'),
+        ]
+    ),
 ]
 """The cases of the third adversarial review (issue 30): a query id twice in one file; a judgment
 event's timestamp that is no full date and time with its zone, a grade that is no integer,
-`seconds` that are not a finite number."""
+`seconds` that are not a finite number, an assessor that is no name."""
 CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 

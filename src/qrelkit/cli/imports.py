@@ -89,7 +89,7 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
       state      graded | skipped | retracted | cleared | adjudicated | noted (required)
       grade      an integer on the store's scale (not 2.0, not true): required for graded
                  and adjudicated, absent otherwise
-      assessor   who made the event (required, not empty)
+      assessor   who made the event (required; a name is one word, as ids are)
       timestamp  when: an ISO 8601 date and time with its time zone, to the second
                  (2026-01-31T12:00:00Z, 2026-01-31T12:00:00.5+01:00; default: now)
       note       free text (required for noted)

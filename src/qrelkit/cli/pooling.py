@@ -86,7 +86,7 @@ def queue(
     """
     store = open_store(ctx)
     setup.check_stratum(store, stratum)
-    who = assessor or judging.current_assessor()
+    who = judging.assessor_or_current(assessor)
     items = judging_queue.ordered_queue(store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who)
     if limit is not None:
         items = items[:limit]

@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 
 _NOT_ID = r"\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
 _ID_PATTERN = rf"^[^{_NOT_ID}#][^{_NOT_ID}]*$"
@@ -36,6 +36,24 @@ _ID = re.compile(_ID_PATTERN)
 def is_identifier(text: str) -> bool:
     """Whether `text` is a valid `Identifier` (names of golden sets and versions follow it too)."""
     return 0 < len(text) <= 1024 and _ID.fullmatch(text) is not None
+
+
+Assessor = Identifier
+"""An assessor's name follows the id rule: it is shown in tables, kept in exports and frozen
+versions, compared in assignments and agreement, so it must read as what it is."""
+ASSESSOR_RULE = (
+    "an assessor name is one word of at most 1,024 characters: no white space or control characters, "
+    "not starting with '#'"
+)
+
+
+def check_assessor(name: str, given_as: str) -> str:
+    """`name`, if it is an assessor name (`Assessor`); else a `UsageError` naming where it came
+    from (`given_as`: `--assessor`, `$QRELKIT_ASSESSOR`, ...). The one check of every name given
+    outside a file (a file's are its lines' `assessor` fields, checked as `Judgment.assessor`)."""
+    if not is_identifier(name):
+        raise UsageError(f"{given_as} {name!r:.60} is not an assessor name", ASSESSOR_RULE)
+    return name
 
 
 DEFAULT_STRATUM = "default"
@@ -251,7 +269,7 @@ class Judgment(_Model):
     state: JudgmentState
     grade: StrictInt | None = None
     """Present exactly when `state` is `graded` or `adjudicated`."""
-    assessor: str = Field(min_length=1)
+    assessor: Assessor
     timestamp: datetime = Field(default_factory=utcnow)
     """When: a `datetime`, or text of the form `TIMESTAMP`."""
     note: str | None = None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .. import resolution
 from ..errors import UsageError
-from ..models import AgreementReport
+from ..models import AgreementReport, check_assessor
 from ..storage import Store
 
 
@@ -42,7 +42,7 @@ def assign_overlap(
                 "name them: --assessors ann,bob",
             )
     else:
-        names = list(dict.fromkeys(a.strip() for a in assessors if a.strip()))
+        names = [check_assessor(a, "--assessors") for a in dict.fromkeys(a.strip() for a in assessors if a.strip())]
     if len(names) < overlap:
         raise UsageError(f"--overlap {overlap} needs at least {overlap} assessors, got {len(names)}")
     store.settings.check_stratum(stratum)

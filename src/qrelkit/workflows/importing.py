@@ -13,7 +13,7 @@ from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, tsv
 from ..formats.paths import display
 from ..formats.reading import read_blocks
-from ..models import DEFAULT_STRATUM, Judgment, Query
+from ..models import DEFAULT_STRATUM, Judgment, Query, check_assessor
 from ..storage import Store
 
 QueryFormat = Literal["auto", "jsonl", "tsv"]
@@ -86,6 +86,7 @@ def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[
     reads it again and names the line."""
     from ..formats.runs import file_kind, read_qrels_records
 
+    check_assessor(assessor, "--assessor")
     kind = file_kind(path)
     counts = _import_trec_qrels(store, path, assessor) if kind == "trec" else None
     if counts is None:
@@ -134,6 +135,7 @@ def import_beir(
     store: Store, folder: Path, *, split: str = "test", stratum: str = DEFAULT_STRATUM, assessor: str = "beir"
 ) -> BeirImport:
     """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
+    check_assessor(assessor, "--assessor")
     if not folder.is_dir():
         raise InputError(
             "no such folder", "give a BEIR folder: corpus.jsonl, queries.jsonl and qrels/<split>.tsv", path=str(folder)
