@@ -94,9 +94,18 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
                  (2026-01-31T12:00:00Z, 2026-01-31T12:00:00.5+01:00; default: now)
       note       free text (required for noted)
       seconds    time spent on the document before the event (a finite number >= 0)
-    A bad line is refused with its line number and field; nothing is imported then."""
-    n = importing.import_judgments(open_store(ctx), file)
-    say(f"imported {n} judgment events from ", data(_source(file)))
+    A bad line is refused with its line number and field; nothing is imported then. An event
+    identical to one already in the log (every field the same, the timestamp too) or to one
+    earlier in the file is skipped and counted: importing a file again adds nothing (a line
+    without a timestamp is timed at its import, so it is never a repeat)."""
+    done = importing.import_judgments(open_store(ctx), file)
+    skipped = [
+        f"{n} events {where}"
+        for n, where in ((done.in_log, "already in the log"), (done.in_file, "repeated in the file"))
+        if n
+    ]
+    tail = f"; {', '.join(skipped)} (skipped)" if skipped else ""
+    say(f"imported {done.written} judgment events from ", data(_source(file)), tail)
 
 
 @import_.command("beir")

@@ -199,23 +199,21 @@ class Part:
         return self.db.current(one_query, grades=grades)
 
 
+EVENT_COLUMNS = "query_id, doc_id, state, grade, assessor, ts, note, seconds"
+"""An event's columns, as `event_row` gives them: what makes two events the same event."""
+INSERT_EVENT = f"INSERT INTO judgments({EVENT_COLUMNS}, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+EventRow = tuple[str, str, str, int | None, str, str, str | None, float | None]
+
+
+def event_row(j: Judgment) -> EventRow:
+    """An event as the store writes it (`EVENT_COLUMNS`; the time as ISO 8601 text)."""
+    return (j.query_id, j.doc_id, j.state.value, j.grade, j.assessor, j.timestamp.isoformat(), j.note, j.seconds)
+
+
 def insert_event(conn: sqlite3.Connection, j: Judgment, source: str | None) -> int:
     """Append one event inside the caller's transaction; its sequence number."""
-    cur = conn.execute(
-        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            j.query_id,
-            j.doc_id,
-            j.state.value,
-            j.grade,
-            j.assessor,
-            j.timestamp.isoformat(),
-            j.note,
-            j.seconds,
-            source,
-        ],
-    )
+    cur = conn.execute(INSERT_EVENT, [*event_row(j), source])
     return int(cur.lastrowid or 0)
 
 

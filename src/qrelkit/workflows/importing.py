@@ -14,7 +14,7 @@ from ..formats import beir, jsonl, tsv
 from ..formats.paths import display
 from ..formats.reading import read_blocks
 from ..models import DEFAULT_STRATUM, Judgment, Query, check_assessor
-from ..storage import Store
+from ..storage import JudgmentsImported, Store
 
 QueryFormat = Literal["auto", "jsonl", "tsv"]
 
@@ -117,10 +117,13 @@ def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, in
 JUDGMENT_HINT = 'lines are {"query_id": ..., "doc_id": ..., "state": "graded", "grade": 2, "assessor": ...}'
 
 
-def import_judgments(store: Store, path: Path) -> int:
-    """A judgments JSONL event log (as `export judgments` writes it)."""
+def import_judgments(store: Store, path: Path) -> JudgmentsImported:
+    """A judgments JSONL event log (as `export judgments` writes it). Events already in the log,
+    or repeated in the file, are skipped and counted (`Imports.judgments`)."""
     events = jsonl.read_models(path, Judgment, JUDGMENT_HINT)
-    return refuse_empty(store.imports.judgments(events, source=display(path)), path, "judgment events")
+    done = store.imports.judgments(events, source=display(path))
+    refuse_empty(done.written + done.in_log + done.in_file, path, "judgment events")
+    return done
 
 
 @dataclass(frozen=True)
