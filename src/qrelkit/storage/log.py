@@ -186,11 +186,22 @@ class Log(Part):
     def votes(self) -> dict[tuple[str, str], resolution.PairVotes]:
         """Each assessor's latest vote and the latest adjudicated grade, for every pair (reads
         the whole log: for agreement and adjudication, not for the hot paths)."""
-        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note FROM judgments ORDER BY seq"
+        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note, ts FROM judgments ORDER BY seq"
         rows = self.conn.execute(sql).fetchall()
         events = (
-            (seq, Judgment.model_construct(query_id=q, doc_id=d, state=JudgmentState(st), grade=g, assessor=a, note=n))
-            for seq, q, d, st, g, a, n in rows
+            (
+                seq,
+                Judgment.model_construct(
+                    query_id=q,
+                    doc_id=d,
+                    state=JudgmentState(st),
+                    grade=g,
+                    assessor=a,
+                    note=n,
+                    timestamp=stored_time(ts),
+                ),
+            )
+            for seq, q, d, st, g, a, n, ts in rows
         )
         return resolution.votes_of(events)
 
