@@ -153,13 +153,10 @@ class Log(Part):
             yield from (event_from_row(r) for r in rows)
 
     def assessors(self) -> list[str]:
-        """Everyone who judged in this store (events recorded here, not imported from a file)."""
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT DISTINCT assessor FROM judgments WHERE source IS NULL AND state != 'noted' ORDER BY 1"
-            )
-        ]
+        """Everyone with a vote (a grade or a skip) in the log, judged here or imported, by name
+        (a note, a retraction, a clear or an adjudication alone is no vote)."""
+        sql = "SELECT DISTINCT assessor FROM judgments WHERE state IN ('graded', 'skipped') ORDER BY 1"
+        return [r[0] for r in self.conn.execute(sql)]
 
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
         """Assign (query, doc) pairs to assessors; returns how many assignments were new."""

@@ -32,13 +32,14 @@ def assign_overlap(
     seed: int = 0,
 ) -> Assignment:
     """Give each of a seeded random sample of `pairs` unlabeled pooled pairs to `overlap`
-    assessors, in rotation so that the work is even. `assessors` default: everyone who judged in
-    this store."""
+    assessors, in rotation so that the work is even. `assessors` default: everyone with a vote
+    (a grade or a skip) in the log, judged here or imported (`Log.assessors`)."""
     if assessors is None:
         names = store.log.assessors()
         if len(names) < overlap:
+            have = f"{len(names)} {'has' if len(names) == 1 else 'have'} a vote in the log"
             raise UsageError(
-                f"--overlap {overlap} needs {overlap} assessors; {len(names)} judged in this store so far",
+                f"--overlap {overlap} needs {overlap} assessors; {have}" + (f": {', '.join(names)}" if names else ""),
                 "name them: --assessors ann,bob",
             )
     else:
