@@ -59,17 +59,27 @@ def test_policy_is_set_shown_and_frozen(run_cli: Cli, tmp_path: Path) -> None:
     assert kept == ["ann", "bob"]
 
 
-def test_assign_defaults_to_everyone_who_judged_here(run_cli: Cli) -> None:
+def test_assign_defaults_to_everyone_with_a_vote_in_the_log(run_cli: Cli) -> None:
+    """Imported votes count as much as votes judged here (the demo version's are imported); a note
+    is no vote, nor is a retraction or an adjudication."""
     from qrelkit.models import Judgment, JudgmentState
 
     run_cli("import", "version", str(DEMO / "1.0"))
-    none = run_cli("assign", "--overlap", "2", ok=False)
-    assert none.exit_code == 2 and "0 judged in this store so far" in none.output  # imported events don't count
+    one = run_cli("assign", "--overlap", "2", ok=False)
+    assert one.exit_code == 2
+    assert "--overlap 2 needs 2 assessors; 1 has a vote in the log: qrelkit-authors" in one.output
+    event = {"query_id": "con-01", "doc_id": "x", "assessor": "ann"}
+    lines = [{**event, "state": "noted", "note": "n"}, {**event, "assessor": "bob", "state": "skipped"}]
+    run_cli("import", "judgments", str(run_cli.write("j.jsonl", "\n".join(map(json.dumps, lines)) + "\n")))
     with Store.open(run_cli.db) as s:
-        for who in ("ann", "bob"):
-            s.log.record(Judgment(query_id="con-01", doc_id="x", state=JudgmentState.SKIPPED, assessor=who))
+        s.log.record(Judgment(query_id="con-01", doc_id="y", state=JudgmentState.RETRACTED, assessor="cy"))
+        s.log.record(Judgment(query_id="con-01", doc_id="y", state=JudgmentState.ADJUDICATED, grade=1, assessor="dee"))
     result = run_cli("assign", "--overlap", "2", "--pairs", "4")
-    assert "assigned 4 pairs to 2 assessors each (8 new assignments): ann 4, bob 4" in result.output
+    assert "assigned 4 pairs to 2 assessors each (8 new assignments): bob 4, qrelkit-authors 4" in result.output
+    with Store.open(run_cli.db) as s:
+        s.log.record(Judgment(query_id="con-01", doc_id="z", state=JudgmentState.GRADED, grade=0, assessor="eve"))
+    three = run_cli("assign", "--overlap", "3", "--pairs", "3")
+    assert "assigned 3 pairs to 3 assessors each" in three.output and "bob 3, eve 3, qrelkit-authors 3" in three.output
 
 
 def test_profile_needs_a_run(run_cli: Cli, tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ judgments = st.builds(
     ids,
     st.sampled_from(list(JudgmentState)),
     st.integers(0, 3),
-    st.text(min_size=1, max_size=10),
+    ids,  # assessor names follow the id rule
     st.none() | st.text(max_size=30),
     st.none() | st.floats(0, 1e4, allow_nan=False),
 )
@@ -187,7 +187,7 @@ def test_beir_folder(tmp_path: Path) -> None:
     write(tmp_path, "queries.jsonl", '{"_id": "q1", "text": "find"}\n')
     write(tmp_path, "qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t2\n")
     assert [d.id for _, d in beir.read_corpus_lines(tmp_path)] == ["d1", "7"]
-    assert [q.id for q in beir.read_queries(tmp_path, "s")] == ["q1"]
+    assert [(n, q.id) for n, q in beir.read_queries(tmp_path, "s")] == [(1, "q1")]
     assert [(r.query_id, r.doc_id, r.grade) for r in beir.read_qrels(beir.split_path(tmp_path, "test"))] == [
         ("q1", "d1", 2)
     ]

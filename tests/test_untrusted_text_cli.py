@@ -37,7 +37,7 @@ from click.testing import CliRunner, Result
 from rich.console import Console
 
 from conftest import Cli
-from hostile import ALL_IN_ONE, IDS, LONG, STRATA, TEXT, leaked, shown
+from hostile import ALL_IN_ONE, IDS, LONG, MARKUP, STRATA, TEXT, leaked, shown
 from qrelkit import progress
 from qrelkit.cli import _common, cli
 
@@ -64,11 +64,12 @@ DOCS: list[dict[str, object]] = [
     {"id": D4, "title": TEXT["c1_osc"], "text": "c1"},
 ]
 
-ANN = ALL_IN_ONE
-"""An assessor named with everything (assessor names are free text)."""
+ANN = "ann" + "".join(v for v in MARKUP.values() if " " not in v)
+"""An assessor named with every markup an id may hold (assessor names follow the id rule: no
+white space or control character, so no escape sequence either; tests/test_assessor_names.py)."""
 BOB = "bob[/]"
-CAT = TEXT["window_title"] + "[bold]"
-QRELS_ASSESSOR = TEXT["osc8_link"]
+CAT = "cat[bold]"
+QRELS_ASSESSOR = "qrels" + MARKUP["file_link"]
 EVENTS: list[dict[str, object]] = [
     {"query_id": Q1, "doc_id": D1, "state": "graded", "grade": 2, "assessor": ANN, "note": ALL_IN_ONE},
     {"query_id": Q1, "doc_id": D1, "state": "graded", "grade": 1, "assessor": BOB, "note": LONG},
@@ -90,7 +91,7 @@ QRELS_FILE = "x[red]\x1b[2J.qrels"
 VERSION_NAME = "n[bold][red]x"
 """A frozen version's name (a folder name and an id: no white space, no slash, no C0 control)."""
 PROFILE = "p[/]"
-ASSIGNEES = ["bob[/]", "ann[@click=app.quit]", "c\x1b[2J"]
+ASSIGNEES = ["bob[/]", "ann[@click=app.quit]", "c" + MARKUP["nested"]]
 
 
 WIDTH = 250

@@ -7,8 +7,13 @@ count. An adjudicated event (`state: adjudicated`) overrides every vote. Otherwi
 
 * at least one graded vote, all equal: that grade (a single assessor's latest grade included);
 * graded votes that disagree: the golden set's policy, `median` (the lower median of the grades,
-  so ties go to the less relevant grade) or `latest` (the most recent graded vote);
+  so ties go to the less relevant grade) or `latest` (the most recent graded vote, by the times
+  the events carry: an imported vote may be older than votes recorded before it; votes of the
+  same instant, in whatever zone it is written, go by log order, the later one winning);
 * no graded vote but a skip: skipped (unsure); nothing left: unlabeled.
+
+Which event is an assessor's latest, and what a clear resets, go by log order: `latest` alone
+reads the times (`recency`).
 
 The store computes the same rule in SQL for every pair at once (`storage/resolved.py`;
 `tests/test_resolution.py` holds the two equal) and uses `votes_of` for a pair's votes. Frozen
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import NamedTuple, get_args
 
 from .models import Judgment, JudgmentState, LabelPolicy, LabelState
@@ -36,6 +42,19 @@ class Vote:
     grade: int | None
     seq: int
     note: str | None = None
+    at: datetime | None = None
+    """When: its event's timestamp (None: unknown)."""
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def recency(vote: Vote) -> tuple[bool, datetime, int]:
+    """How recent a vote is, for `latest`: by its time (a time without a zone is UTC, as the
+    store's are; an unknown time comes before every known one), then by its place in the log."""
+    if vote.at is None:
+        return False, _NEVER, vote.seq
+    return True, vote.at if vote.at.tzinfo is not None else vote.at.replace(tzinfo=UTC), vote.seq
 
 
 def resolve(
@@ -50,7 +69,7 @@ def resolve(
         if grades[0] == grades[-1]:
             return LabelState.GRADED, grades[0]
         if policy == "latest":
-            return LabelState.GRADED, max(graded, key=lambda v: v.seq).grade
+            return LabelState.GRADED, max(graded, key=recency).grade
         return LabelState.GRADED, grades[(len(grades) - 1) // 2]
     if any(v.state == JudgmentState.SKIPPED for v in votes):
         return LabelState.SKIPPED, None
@@ -84,7 +103,7 @@ def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], Pa
         if e.state == JudgmentState.RETRACTED:
             latest.setdefault(pair, {}).pop(e.assessor, None)
             continue
-        latest.setdefault(pair, {})[e.assessor] = Vote(e.assessor, e.state.value, e.grade, seq, e.note)
+        latest.setdefault(pair, {})[e.assessor] = Vote(e.assessor, e.state.value, e.grade, seq, e.note, e.timestamp)
     return {pair: PairVotes(list(by.values()), adjudicated.get(pair)) for pair, by in latest.items()}
 
 

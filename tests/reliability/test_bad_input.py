@@ -232,7 +232,7 @@ def _report(ndcg: float, weights: str = "{}") -> bytes:
     ).encode()
 
 
-ROUND_THREE = [
+ROUND_THREE_REPORTS = [
     ("report: nDCG@10 of 1e150", "x.json", _report(1e150), None),
     ("report: nDCG@10 below 0", "x.json", _report(-0.5), None),
     ("report: stratum weight Infinity", "x.json", _report(0.5, '{"conceptual": Infinity}'), None),
@@ -240,6 +240,51 @@ ROUND_THREE = [
 ]
 """The files of the adversarial review's third round (issue 30): saved reports holding a value a
 measure in [0, 1] cannot take, or a traffic weight that is not finite and >= 0."""
+
+
+_EVENT = (
+    b'{"query_id": "con-01", "doc_id": "a", "state": "graded", "grade": 1, "assessor": "x"}\n'
+    b'{"query_id": "con-01", "state": "graded", "assessor": "x", "doc_id": '
+)
+"""A good judgment line, then the start of a second one: each case below ends it."""
+ROUND_THREE_IMPORTS = [
+    (
+        "queries: duplicate id",
+        "x.jsonl",
+        b'{"id": "n1", "text": "x"}\n{"id": "n2", "text": "y"}\n{"id": "n1", "text": "z"}\n',
+        3,
+    ),
+    ("queries TSV: duplicate id", "x.tsv", b"n1\tx\nn2\ty\nn1\tz\n", 3),
+    *(
+        (f"judgments: {what}", "x.jsonl", _EVENT + b'"b", ' + fields + b"}\n", 2)
+        for what, fields in [
+            ("a year as the timestamp", b'"grade": 1, "timestamp": "2026"'),
+            ("seconds since 1970 as the timestamp", b'"grade": 1, "timestamp": 1767225600'),
+            ("a timestamp without its zone", b'"grade": 1, "timestamp": "2026-01-02T03:04:05"'),
+            ("grade true", b'"grade": true'),
+            ("grade 2.0", b'"grade": 2.0'),
+            ("seconds Infinity", b'"grade": 1, "seconds": Infinity'),
+            ("seconds 1e400", b'"grade": 1, "seconds": 1e400'),
+            ("seconds as text", b'"grade": 1, "seconds": "5"'),
+        ]
+    ),
+    *(
+        (
+            f"judgments: assessor {what}",
+            "x.jsonl",
+            _EVENT.replace(b'"assessor": "x", ', b"") + b'"b", ' + name + b"}\n",
+            2,
+        )
+        for what, name in [
+            ("with a NUL", b'"grade": 1, "assessor": "a\\u0000"'),
+            ("with a space", b'"grade": 1, "assessor": "a b"'),
+        ]
+    ),
+]
+"""The cases of the third adversarial review (issue 30): a query id twice in one file; a judgment
+event's timestamp that is no full date and time with its zone, a grade that is no integer,
+`seconds` that are not a finite number, an assessor that is no name."""
+ROUND_THREE = ROUND_THREE_REPORTS + ROUND_THREE_IMPORTS
 CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
 
 

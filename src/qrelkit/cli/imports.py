@@ -40,7 +40,8 @@ def import_queries(
     ctx: click.Context, file: Path, fmt: importing.QueryFormat, create_strata: bool, stratum: str | None
 ) -> None:
     """Import queries from JSONL (id, text, stratum, description) or TSV (id, text[, stratum]).
-    A query already in the store keeps its stratum and description when its line gives none."""
+    A query already in the store keeps its stratum and description when its line gives none; an
+    id given on two lines of the file is refused."""
     store = open_store(ctx, create=True)
     n = importing.import_queries(store, file, fmt=fmt, create_strata=create_strata, stratum=stratum)
     say(f"imported {n} queries from ", data(_source(file)))
@@ -86,15 +87,25 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
       query_id   the query (required; it must be in the store)
       doc_id     the document (required)
       state      graded | skipped | retracted | cleared | adjudicated | noted (required)
-      grade      an integer on the store's scale: required for graded and adjudicated,
-                 absent otherwise
-      assessor   who made the event (required, not empty)
-      timestamp  when, as ISO 8601 (e.g. 2026-01-31T12:00:00Z; default: now)
+      grade      an integer on the store's scale (not 2.0, not true): required for graded
+                 and adjudicated, absent otherwise
+      assessor   who made the event (required; a name is one word, as ids are)
+      timestamp  when: an ISO 8601 date and time with its time zone, to the second
+                 (2026-01-31T12:00:00Z, 2026-01-31T12:00:00.5+01:00; default: now)
       note       free text (required for noted)
-      seconds    time spent on the document before the event (>= 0)
-    A bad line is refused with its line number and field; nothing is imported then."""
-    n = importing.import_judgments(open_store(ctx), file)
-    say(f"imported {n} judgment events from ", data(_source(file)))
+      seconds    time spent on the document before the event (a finite number >= 0)
+    A bad line is refused with its line number and field; nothing is imported then. An event
+    identical to one already in the log (every field the same, the timestamp too) or to one
+    earlier in the file is skipped and counted: importing a file again adds nothing (a line
+    without a timestamp is timed at its import, so it is never a repeat)."""
+    done = importing.import_judgments(open_store(ctx), file)
+    skipped = [
+        f"{n} events {where}"
+        for n, where in ((done.in_log, "already in the log"), (done.in_file, "repeated in the file"))
+        if n
+    ]
+    tail = f"; {', '.join(skipped)} (skipped)" if skipped else ""
+    say(f"imported {done.written} judgment events from ", data(_source(file)), tail)
 
 
 @import_.command("beir")

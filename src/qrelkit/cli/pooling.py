@@ -88,7 +88,7 @@ def queue(
     """
     store = open_store(ctx)
     setup.check_stratum(store, stratum)
-    who = assessor or judging.current_assessor()
+    who = judging.assessor_or_current(assessor)
     items = judging_queue.ordered_queue(store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who)
     if limit is not None:
         items = items[:limit]
@@ -104,7 +104,12 @@ def queue(
 
 @click.command()
 @click.option("--overlap", type=click.IntRange(2), required=True, help="Assessors per sampled pair.")
-@click.option("--assessors", "names", help="Comma-separated names [default: everyone who judged in this store].")
+@click.option(
+    "--assessors",
+    "names",
+    help="Comma-separated names [default: everyone with a vote (a grade or a skip) in the log, judged here or "
+    "imported].",
+)
 @click.option(
     "--pairs", "n_pairs", type=click.IntRange(1, 10**9), default=50, show_default=True, help="Pairs to sample."
 )

@@ -66,7 +66,7 @@ def policy(ctx: click.Context, set_to: str | None) -> None:
 
     \b
     median  the lower median of the assessors' latest grades (default)
-    latest  the most recent grade
+    latest  the most recent grade, by the events' timestamps (a tie: the later in the log)
     An adjudicated grade (`judge --adjudicate`) always wins; agreeing grades need no policy.
     The policy is part of the golden set: frozen versions record it in manifest.json."""
     current = workflow.policy(open_store(ctx), store_policy(set_to) if set_to is not None else None)

@@ -49,11 +49,16 @@ def read_corpus_lines(folder: PathLike) -> Iterator[tuple[int, Document]]:
         yield lineno, document_from({**fields, **known}, name, lineno)  # other fields: metadata
 
 
-def read_queries(folder: PathLike, stratum: str) -> Iterator[Query]:
-    path = _gz(Path(folder), "queries.jsonl")
+def read_queries(folder: PathLike, stratum: str) -> Iterator[tuple[int, Query]]:
+    """(line number, query) for each line of `queries.jsonl`, every query in `stratum`."""
+    path = queries_path(folder)
     for lineno, obj in read_objects(path):
         given = {"id": _id(obj, path, lineno), "text": str(obj.get("text") or ""), "stratum": stratum}
-        yield validate(Query, given, "each line needs an '_id' and a 'text'", display(path), lineno)
+        yield lineno, validate(Query, given, "each line needs an '_id' and a 'text'", display(path), lineno)
+
+
+def queries_path(folder: PathLike) -> Path:
+    return _gz(Path(folder), "queries.jsonl")
 
 
 def split_path(folder: PathLike, split: str) -> Path:

@@ -7,8 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..models import TIMESTAMP_FORM
+
 _ID_RULE = "a single word: no white space or control characters, not starting with '#'"
-_TIME = "an ISO 8601 time such as 2026-01-31T12:00:00Z"
+_TIME = TIMESTAMP_FORM
 
 _KIND: dict[str, str] = {
     "string_type": "must be a string",

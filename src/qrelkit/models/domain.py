@@ -16,12 +16,14 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    Strict,
+    StrictInt,
     StringConstraints,
     field_validator,
     model_validator,
 )
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 
 _NOT_ID = r"\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
 _ID_PATTERN = rf"^[^{_NOT_ID}#][^{_NOT_ID}]*$"
@@ -36,6 +38,24 @@ _ID = re.compile(_ID_PATTERN)
 def is_identifier(text: str) -> bool:
     """Whether `text` is a valid `Identifier` (names of golden sets and versions follow it too)."""
     return 0 < len(text) <= 1024 and _ID.fullmatch(text) is not None
+
+
+Assessor = Identifier
+"""An assessor's name follows the id rule: it is shown in tables, kept in exports and frozen
+versions, compared in assignments and agreement, so it must read as what it is."""
+ASSESSOR_RULE = (
+    "an assessor name is one word of at most 1,024 characters: no white space or control characters, "
+    "not starting with '#'"
+)
+
+
+def check_assessor(name: str, given_as: str) -> str:
+    """`name`, if it is an assessor name (`Assessor`); else a `UsageError` naming where it came
+    from (`given_as`: `--assessor`, `$QRELKIT_ASSESSOR`, ...). The one check of every name given
+    outside a file (a file's are its lines' `assessor` fields, checked as `Judgment.assessor`)."""
+    if not is_identifier(name):
+        raise UsageError(f"{given_as} {name!r:.60} is not an assessor name", ASSESSOR_RULE)
+    return name
 
 
 DEFAULT_STRATUM = "default"
@@ -252,19 +272,39 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+TIMESTAMP_FORM = (
+    "an ISO 8601 date and time with its time zone, such as 2026-01-31T12:00:00Z or 2026-01-31T12:00:00+00:00"
+)
+"""How a time stamp is written in every file qrelkit reads (what `TIMESTAMP` takes)."""
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
+"""A full date and time, to the second (a fraction to the microsecond), and its zone: anything
+less (a year, a date, a time without its zone, a number of seconds since 1970, which pydantic
+would read as one) says no single instant."""
+
+
 class Judgment(_Model):
-    """One event in the append-only judgment log."""
+    """One event in the append-only judgment log. Read from a file, its fields are taken as
+    written or refused: no number read as a time, no `true` or `2.0` as a grade, no text or
+    infinity as seconds."""
 
     query_id: Identifier
     doc_id: Identifier
     state: JudgmentState
-    grade: int | None = None
+    grade: StrictInt | None = None
     """Present exactly when `state` is `graded` or `adjudicated`."""
-    assessor: str = Field(min_length=1)
+    assessor: Assessor
     timestamp: datetime = Field(default_factory=utcnow)
+    """When: a `datetime`, or text of the form `TIMESTAMP`."""
     note: str | None = None
-    seconds: float | None = Field(default=None, ge=0.0)
-    """Time the assessor spent on the document before this event."""
+    seconds: Annotated[float, Strict()] | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    """Time the assessor spent on the document before this event: a finite number of seconds."""
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _full_time(cls, value: object) -> object:
+        if isinstance(value, datetime) or (isinstance(value, str) and TIMESTAMP.fullmatch(value)):
+            return value
+        raise ValueError(f"must be {TIMESTAMP_FORM} (found {value!r:.40})")
 
     @model_validator(mode="after")
     def _grade_matches_state(self) -> Judgment:

@@ -16,6 +16,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import StoreBusy, StoreError
@@ -198,23 +199,21 @@ class Part:
         return self.db.current(one_query, grades=grades)
 
 
+EVENT_COLUMNS = "query_id, doc_id, state, grade, assessor, ts, note, seconds"
+"""An event's columns, as `event_row` gives them: what makes two events the same event."""
+INSERT_EVENT = f"INSERT INTO judgments({EVENT_COLUMNS}, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+EventRow = tuple[str, str, str, int | None, str, str, str | None, float | None]
+
+
+def event_row(j: Judgment) -> EventRow:
+    """An event as the store writes it (`EVENT_COLUMNS`; the time as ISO 8601 text)."""
+    return (j.query_id, j.doc_id, j.state.value, j.grade, j.assessor, j.timestamp.isoformat(), j.note, j.seconds)
+
+
 def insert_event(conn: sqlite3.Connection, j: Judgment, source: str | None) -> int:
     """Append one event inside the caller's transaction; its sequence number."""
-    cur = conn.execute(
-        "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, note, seconds, source) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            j.query_id,
-            j.doc_id,
-            j.state.value,
-            j.grade,
-            j.assessor,
-            j.timestamp.isoformat(),
-            j.note,
-            j.seconds,
-            source,
-        ],
-    )
+    cur = conn.execute(INSERT_EVENT, [*event_row(j), source])
     return int(cur.lastrowid or 0)
 
 
@@ -223,14 +222,26 @@ def now() -> str:
     return utcnow().isoformat()
 
 
+def stored_time(ts: str) -> datetime | None:
+    """A stored time stamp (ISO 8601, as `insert_event` wrote it); one an older qrelkit stored
+    without its zone is UTC, as the store's own are; None if a foreign tool wrote something else."""
+    try:
+        when = datetime.fromisoformat(ts)
+    except (TypeError, ValueError):
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def event_from_row(r: sqlite3.Row) -> Judgment:
-    return Judgment(
+    """An event as the store holds it: not input, so not validated again (what an older qrelkit
+    let in, such as a time without its zone or an infinite `seconds`, still reads)."""
+    return Judgment.model_construct(
         query_id=r["query_id"],
         doc_id=r["doc_id"],
         state=JudgmentState(r["state"]),
         grade=r["grade"],
         assessor=r["assessor"],
-        timestamp=r["ts"],
+        timestamp=stored_time(r["ts"]),
         note=r["note"],
         seconds=r["seconds"],
     )

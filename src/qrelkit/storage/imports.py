@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
 from ..errors import InputError
 from ..formats.trec import QrelRecord, QrelsRows
-from ..models import DEFAULT_STRATUM, Document, Judgment, PoolEntry, Query
-from .base import Part, insert_event, now
+from ..models import DEFAULT_STRATUM, Document, GradeScale, Judgment, PoolEntry, Query
+from .base import EVENT_COLUMNS, INSERT_EVENT, EventRow, Part, event_row, now
 
 INSERT_GRADED = (
     "INSERT INTO judgments(query_id, doc_id, state, grade, assessor, ts, source) VALUES (?, ?, 'graded', ?, ?, ?, ?)"
@@ -26,6 +27,30 @@ BULK_CACHE_KIB = 32_768
 """SQLite's page cache during a bulk qrels import (the default 2 MiB spills the WAL over and over)."""
 
 
+LOOKUP_ROWS = 500
+"""Events a judgments import looks up in the log by one statement (`IDENTICAL_SQL`: 9 parameters
+each, within any SQLite's limit), then writes."""
+IDENTICAL_SQL = (
+    f"WITH t(k, {EVENT_COLUMNS}) AS (VALUES {{values}}) SELECT t.k, min(j.seq) FROM t JOIN judgments j "
+    "ON j.query_id = t.query_id AND j.doc_id = t.doc_id AND j.assessor = t.assessor AND j.state = t.state "
+    "AND j.grade IS t.grade AND j.ts = t.ts AND j.note IS t.note AND j.seconds IS t.seconds GROUP BY t.k"
+)
+"""Each event of a batch (`{values}`: one row of (position in the batch, `EVENT_COLUMNS`) each) that
+the log already holds, with the first sequence number holding it: the pair's rows are found
+through the `judgments_votes` index, no event is compared with the whole log."""
+
+
+@dataclass(frozen=True)
+class JudgmentsImported:
+    """What an import of judgment events did."""
+
+    written: int
+    in_log: int
+    """Events skipped: identical to one the log held before the import."""
+    in_file: int
+    """Events skipped: identical to one earlier in the same input."""
+
+
 class _GaveUp(Exception):
     """The bulk qrels import met something only the exact reader reports well: roll back."""
 
@@ -35,11 +60,25 @@ class Imports(Part):
 
     def queries(self, items: Iterable[tuple[int, Query]], *, source: str, create_strata: bool = False) -> int:
         """Insert or update queries. A stratum that has no weight yet is an error naming the line,
-        unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed."""
+        unless `create_strata` (then it gets weight 1.0); the stratum `default` is always allowed.
+        An id given on two lines is an error naming both (the input contradicts itself); nothing
+        is written then."""
         n = 0
         with self.db.transaction():
             known = {r[0] for r in self.conn.execute("SELECT name FROM strata")}
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS import_queries_seen (id TEXT PRIMARY KEY, line INTEGER) WITHOUT ROWID"
+            )
+            self.conn.execute("DELETE FROM temp.import_queries_seen")
             for lineno, q in items:
+                repeat = self._first_repeat("import_queries_seen", ("id",), [(q.id, lineno)])
+                if repeat is not None:
+                    raise InputError(
+                        f"query {q.id!r} repeats line {repeat[1]}",
+                        "keep one line per query",
+                        path=source,
+                        line=lineno,
+                    )
                 if q.stratum not in known:
                     if not (create_strata or q.stratum == DEFAULT_STRATUM):
                         raise InputError(
@@ -60,6 +99,7 @@ class Imports(Part):
                     [q.id, q.text, q.stratum, q.description, keep],
                 )
                 n += 1
+            self.conn.execute("DELETE FROM temp.import_queries_seen")
         return n
 
     def documents(self, docs: Iterable[Document | tuple[int, Document]], *, source: str = "documents") -> int:
@@ -222,24 +262,50 @@ class Imports(Part):
             self.conn.execute(f'DROP INDEX "{name}"')
         return found
 
-    def judgments(self, items: Iterable[tuple[int, Judgment]], *, source: str) -> int:
-        """Append events from a judgments JSONL export, keeping their assessors and times."""
-        n = 0
+    def judgments(
+        self, items: Iterable[tuple[int, Judgment]], *, source: str, keep_repeats: bool = False
+    ) -> JudgmentsImported:
+        """Append events from a judgments JSONL export, keeping their assessors and times. An
+        event identical to one in the log (every one of `EVENT_COLUMNS`: query, document, state,
+        grade, assessor, time, note, seconds; not where it came from), or to one earlier in
+        `items`, is skipped and counted, so importing a file again adds nothing; `keep_repeats`
+        writes every event as given (a frozen version's log, loaded as it was frozen).
+
+        Streams: events go in batches of `LOOKUP_ROWS` rows, each looked up in the log by one
+        indexed join, so memory stays flat however long the file and however large the log."""
         scale = self.db.settings().scale
+        written = in_log = in_file = 0
         with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
-            for lineno, j in items:
-                if j.query_id not in queries:
-                    raise InputError(
-                        f"query {j.query_id!r} is not in the golden set",
-                        "import its queries first",
-                        path=source,
-                        line=lineno,
-                    )
-                scale.refuse_above(j.grade, path=source, line=lineno)
-                insert_event(self.conn, j, source)
-                n += 1
-        return n
+            before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
+            checked = (_checked(lineno, j, queries, scale, source) for lineno, j in items)
+            for rows in _batched(checked, LOOKUP_ROWS):
+                if not keep_repeats:
+                    rows, log_repeats, file_repeats = self._new_events(rows, before)
+                    in_log, in_file = in_log + log_repeats, in_file + file_repeats
+                self.conn.executemany(INSERT_EVENT, [(*row, source) for row in rows])
+                written += len(rows)
+        return JudgmentsImported(written, in_log, in_file)
+
+    def _new_events(self, rows: list[EventRow], before: int) -> tuple[list[EventRow], int, int]:
+        """Of a batch of events, those neither in the log nor earlier in the input; and how many
+        were in the log before the import began (sequence number <= `before`), how many earlier
+        in the input (in the log since, or earlier in this batch)."""
+        sql = IDENTICAL_SQL.format(values=",".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)))
+        found = dict(self.conn.execute(sql, [v for k, row in enumerate(rows) for v in (k, *row)]).fetchall())
+        fresh: list[EventRow] = []
+        seen: set[EventRow] = set()
+        in_log = in_file = 0
+        for k, row in enumerate(rows):
+            first = found.get(k)
+            if first is not None and first <= before:
+                in_log += 1
+            elif first is not None or row in seen:
+                in_file += 1
+            else:
+                seen.add(row)
+                fresh.append(row)
+        return fresh, in_log, in_file
 
     def pool_entries(self, entries: Iterable[PoolEntry]) -> int:
         n = 0
@@ -272,6 +338,16 @@ def _insert_graded(
     conn.executemany(INSERT_GRADED_MANY, (head + flat[at : at + step] for at in range(0, len(flat), step)))
     tail = zip(query[full:], doc[full:], grade[full:], repeat(event[0]), repeat(event[1]), repeat(event[2]))
     conn.executemany(INSERT_GRADED, tail)
+
+
+def _checked(lineno: int, j: Judgment, queries: set[str], scale: GradeScale, source: str) -> EventRow:
+    """An event to import as the store writes it: its query in the golden set, its grade on the scale."""
+    if j.query_id not in queries:
+        raise InputError(
+            f"query {j.query_id!r} is not in the golden set", "import its queries first", path=source, line=lineno
+        )
+    scale.refuse_above(j.grade, path=source, line=lineno)
+    return event_row(j)
 
 
 def _metadata_json(doc: Document) -> str | None:

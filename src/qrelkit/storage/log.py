@@ -6,12 +6,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import datetime
 
 from .. import resolution
 from ..errors import NotInGoldenSet
 from ..models import Judgment, JudgmentState, utcnow
-from .base import GoldenSettings, Part, event_from_row, insert_event, now
+from .base import GoldenSettings, Part, event_from_row, insert_event, now, stored_time
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ class Log(Part):
         no_query, removed = False, set[str]()
         for kind, seq, d, st, g, a, ts, n in self.conn.execute(sql, params):
             if kind == 0:
-                state, at = JudgmentState(st), _time(ts)
+                state, at = JudgmentState(st), stored_time(ts)
                 event = Judgment.model_construct(
                     query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n
                 )
@@ -154,13 +153,10 @@ class Log(Part):
             yield from (event_from_row(r) for r in rows)
 
     def assessors(self) -> list[str]:
-        """Everyone who judged in this store (events recorded here, not imported from a file)."""
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT DISTINCT assessor FROM judgments WHERE source IS NULL AND state != 'noted' ORDER BY 1"
-            )
-        ]
+        """Everyone with a vote (a grade or a skip) in the log, judged here or imported, by name
+        (a note, a retraction, a clear or an adjudication alone is no vote)."""
+        sql = "SELECT DISTINCT assessor FROM judgments WHERE state IN ('graded', 'skipped') ORDER BY 1"
+        return [r[0] for r in self.conn.execute(sql)]
 
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
         """Assign (query, doc) pairs to assessors; returns how many assignments were new."""
@@ -187,11 +183,22 @@ class Log(Part):
     def votes(self) -> dict[tuple[str, str], resolution.PairVotes]:
         """Each assessor's latest vote and the latest adjudicated grade, for every pair (reads
         the whole log: for agreement and adjudication, not for the hot paths)."""
-        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note FROM judgments ORDER BY seq"
+        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note, ts FROM judgments ORDER BY seq"
         rows = self.conn.execute(sql).fetchall()
         events = (
-            (seq, Judgment.model_construct(query_id=q, doc_id=d, state=JudgmentState(st), grade=g, assessor=a, note=n))
-            for seq, q, d, st, g, a, n in rows
+            (
+                seq,
+                Judgment.model_construct(
+                    query_id=q,
+                    doc_id=d,
+                    state=JudgmentState(st),
+                    grade=g,
+                    assessor=a,
+                    note=n,
+                    timestamp=stored_time(ts),
+                ),
+            )
+            for seq, q, d, st, g, a, n, ts in rows
         )
         return resolution.votes_of(events)
 
@@ -212,7 +219,7 @@ class Log(Part):
                     state=JudgmentState(st),
                     grade=g,
                     assessor=a,
-                    timestamp=_time(ts),
+                    timestamp=stored_time(ts),
                     note=n,
                 ),
             )
@@ -236,11 +243,3 @@ def refuse_absent(judgment: Judgment, *, no_query: bool, removed: bool) -> None:
             f"document {judgment.doc_id!r} was removed from the golden set: nothing recorded",
             "see `qrelkit removals`; `qrelkit import docs` adds it back",
         )
-
-
-def _time(ts: str) -> datetime | None:
-    """A stored time stamp (ISO 8601; None if a foreign tool wrote something else)."""
-    try:
-        return datetime.fromisoformat(ts)
-    except ValueError:
-        return None

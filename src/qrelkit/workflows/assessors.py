@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .. import resolution
 from ..errors import UsageError
-from ..models import AgreementReport
+from ..models import AgreementReport, check_assessor
 from ..storage import Store
 
 
@@ -32,17 +32,18 @@ def assign_overlap(
     seed: int = 0,
 ) -> Assignment:
     """Give each of a seeded random sample of `pairs` unlabeled pooled pairs to `overlap`
-    assessors, in rotation so that the work is even. `assessors` default: everyone who judged in
-    this store."""
+    assessors, in rotation so that the work is even. `assessors` default: everyone with a vote
+    (a grade or a skip) in the log, judged here or imported (`Log.assessors`)."""
     if assessors is None:
         names = store.log.assessors()
         if len(names) < overlap:
+            have = f"{len(names)} {'has' if len(names) == 1 else 'have'} a vote in the log"
             raise UsageError(
-                f"--overlap {overlap} needs {overlap} assessors; {len(names)} judged in this store so far",
+                f"--overlap {overlap} needs {overlap} assessors; {have}" + (f": {', '.join(names)}" if names else ""),
                 "name them: --assessors ann,bob",
             )
     else:
-        names = list(dict.fromkeys(a.strip() for a in assessors if a.strip()))
+        names = [check_assessor(a, "--assessors") for a in dict.fromkeys(a.strip() for a in assessors if a.strip())]
     if len(names) < overlap:
         raise UsageError(f"--overlap {overlap} needs at least {overlap} assessors, got {len(names)}")
     store.settings.check_stratum(stratum)

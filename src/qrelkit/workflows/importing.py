@@ -13,8 +13,8 @@ from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, tsv
 from ..formats.paths import display
 from ..formats.reading import read_blocks
-from ..models import DEFAULT_STRATUM, Judgment, Query
-from ..storage import Store
+from ..models import DEFAULT_STRATUM, Judgment, Query, check_assessor
+from ..storage import JudgmentsImported, Store
 
 QueryFormat = Literal["auto", "jsonl", "tsv"]
 
@@ -87,6 +87,7 @@ def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[
     reads it again and names the line."""
     from ..formats.runs import file_kind, read_qrels_records
 
+    check_assessor(assessor, "--assessor")
     kind = file_kind(path)
     counts = _import_trec_qrels(store, path, assessor) if kind == "trec" else None
     if counts is None:
@@ -117,10 +118,13 @@ def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, in
 JUDGMENT_HINT = 'lines are {"query_id": ..., "doc_id": ..., "state": "graded", "grade": 2, "assessor": ...}'
 
 
-def import_judgments(store: Store, path: Path) -> int:
-    """A judgments JSONL event log (as `export judgments` writes it)."""
+def import_judgments(store: Store, path: Path) -> JudgmentsImported:
+    """A judgments JSONL event log (as `export judgments` writes it). Events already in the log,
+    or repeated in the file, are skipped and counted (`Imports.judgments`)."""
     events = jsonl.read_models(path, Judgment, JUDGMENT_HINT)
-    return refuse_empty(store.imports.judgments(events, source=display(path)), path, "judgment events")
+    done = store.imports.judgments(events, source=display(path))
+    refuse_empty(done.written + done.in_log + done.in_file, path, "judgment events")
+    return done
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,7 @@ def import_beir(
     store: Store, folder: Path, *, split: str = "test", stratum: str = DEFAULT_STRATUM, assessor: str = "beir"
 ) -> BeirImport:
     """A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), all in one transaction."""
+    check_assessor(assessor, "--assessor")
     if not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "no such folder"
         raise InputError(
@@ -144,9 +149,7 @@ def import_beir(
     with store.transaction():
         nd = store.imports.documents(beir.read_corpus_lines(folder), source=str(beir.corpus_path(folder)))
         nq = store.imports.queries(
-            ((0, q) for q in beir.read_queries(folder, stratum)),
-            source=str(folder / "queries.jsonl"),
-            create_strata=True,
+            beir.read_queries(folder, stratum), source=display(beir.queries_path(folder)), create_strata=True
         )
         nl, npool = store.imports.qrels(beir.read_qrels(qrels_path), source=str(qrels_path), assessor=assessor)
     return BeirImport(documents=nd, queries=nq, labels=nl, pooled=npool)

@@ -30,6 +30,7 @@ from ..models import (
     QueueItem,
     QueueOrder,
     SavedReport,
+    check_assessor,
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
@@ -38,12 +39,19 @@ from .queue import impacts, labels_by_query, ordered_queue
 
 
 def current_assessor() -> str:
-    """Who is judging here: `$QRELKIT_ASSESSOR`, else the login name, else `unknown`."""
+    """Who is judging here: `$QRELKIT_ASSESSOR`, else the login name, else `unknown`; a name
+    that is no assessor name (`models.check_assessor`) is a `UsageError` saying where it came from."""
     try:
         login: str | None = getpass.getuser()
     except (KeyError, OSError):  # no login name in some containers
         login = None
-    return default_assessor(dict(os.environ), login)
+    given_as = "$QRELKIT_ASSESSOR" if os.environ.get("QRELKIT_ASSESSOR") else "the login name"
+    return check_assessor(default_assessor(dict(os.environ), login), given_as)
+
+
+def assessor_or_current(name: str | None, given_as: str = "--assessor") -> str:
+    """`name`, checked (`models.check_assessor`); None: `current_assessor()`."""
+    return current_assessor() if name is None else check_assessor(name, given_as)
 
 
 def disagreements(store: Store) -> list[Disagreement]:
@@ -462,8 +470,9 @@ def open_session(
     lock_wait_ms: int = 250,
 ) -> JudgingSession:
     """A judging session on the store at `db`, for `assessor` (default: `current_assessor()`).
-    Refuses a missing store (UsageError), a query not in the golden set and an unknown stratum
-    (StoreError), closing the store again."""
+    Refuses a name that is no assessor name and a missing store (UsageError), a query not in the
+    golden set and an unknown stratum (StoreError), closing the store again."""
+    who = assessor_or_current(assessor)
     if not db.exists():
         raise UsageError(f"no store at {db}", "create one with `qrelkit init`, or `qrelkit demo --keep PATH`")
     store = Store.open(db)
@@ -474,5 +483,4 @@ def open_session(
     except BaseException:
         store.close()
         raise
-    who = assessor or current_assessor()
     return JudgingSession(store, who, stratum=stratum, order=order, seed=seed, lock_wait_ms=lock_wait_ms)

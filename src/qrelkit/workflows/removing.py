@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import UsageError
 from ..models import Query, Removal
 from ..storage import Footprint, Store
-from .judging import current_assessor
+from .judging import assessor_or_current
 
 
 def _label_hint(kind: str, name: str, pairs: int) -> UsageError:
@@ -55,7 +55,7 @@ def _remove_all(
 ) -> list[Removal]:
     """The one rule of `queries remove` and `docs remove`: check every name (it exists; it holds
     no label unless `with_labels`), then remove them all, in one transaction."""
-    who = assessor or current_assessor()
+    who = assessor_or_current(assessor)
     with store.transaction():
         for name in names:
             footprint = footprint_of(name)
@@ -99,7 +99,7 @@ def remove_documents(
 
 def remove_stratum(store: Store, name: str, *, assessor: str | None = None) -> Removal:
     """Remove a stratum and its weight, once no query is in it and no profile names it."""
-    who = assessor or current_assessor()
+    who = assessor_or_current(assessor)
     with store.transaction():
         footprint = store.removals.stratum_footprint(name)
         if footprint is None:
@@ -120,7 +120,7 @@ def remove_stratum(store: Store, name: str, *, assessor: str | None = None) -> R
 
 def remove_profile(store: Store, name: str, *, assessor: str | None = None) -> Removal:
     """Remove a scoring profile."""
-    removal = store.removals.remove_profile(name, assessor=assessor or current_assessor())
+    removal = store.removals.remove_profile(name, assessor=assessor_or_current(assessor))
     if removal is None:
         raise UsageError(f"no profile {name!r}", "see them with `qrelkit profiles list`")
     return removal

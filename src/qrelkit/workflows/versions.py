@@ -101,7 +101,7 @@ def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
         store.settings.apply_info(snap.info)
         store.imports.queries(enumerate(snap.queries, 1), source=str(folder / "queries.jsonl"))
         store.imports.documents(snap.documents, source=str(folder / "documents.jsonl"))
-        store.imports.judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"))
+        store.imports.judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"), keep_repeats=True)
         store.imports.pool_entries(snap.unlabeled)
         if set(store.reads.label_rows()) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
             raise VersionError(
