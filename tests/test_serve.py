@@ -95,6 +95,8 @@ def test_token_commands(run_cli: Cli) -> None:
         (["serve", "token", "revoke", "nobody"], "has no token to revoke"),
         (["serve", "--public-url", "ftp://x", "token", "list"], "not an http(s) address"),
         (["serve", "--port", "0"], "--port"),
+        (["serve", "--max-sessions", "0"], "--max-sessions"),
+        (["serve", "--max-sessions-per-token", "x"], "--max-sessions-per-token"),
         (["serve", "token", "add"], "Missing argument"),
     ],
 )
@@ -104,6 +106,12 @@ def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: list[str], says: s
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in result.output
+
+
+def test_the_session_caps_are_options(run_cli: Cli) -> None:
+    shown = " ".join(run_cli("serve", "--help").output.split())
+    assert "--max-sessions-per-token INTEGER RANGE Sessions open at once on one token" in shown
+    assert "[default: 3; x>=1]" in shown and "[default: 32; x>=1]" in shown
 
 
 def test_serving_a_path_without_a_store_is_refused(tmp_path: Path) -> None:
@@ -126,9 +134,11 @@ async def _until(check: Callable[[], object], limit: float = 30.0) -> None:
 
 
 class FakeAppService:
-    """Stands for textual-serve's AppService: records the command it would start, starts nothing."""
+    """Stands for textual-serve's AppService: records the command it would start and the terminal
+    sizes it would be told, starts nothing."""
 
     started: list[str] = []
+    sizes: list[tuple[int, int]] = []
     stopped = 0
 
     def __init__(self, command: str, **kwargs: Any) -> None:
@@ -136,6 +146,13 @@ class FakeAppService:
 
     async def start(self, width: int, height: int) -> None:
         FakeAppService.started.append(self.command)
+        FakeAppService.sizes.append((width, height))
+
+    async def set_terminal_size(self, width: int, height: int) -> None:
+        FakeAppService.sizes.append((width, height))
+
+    async def send_bytes(self, data: bytes) -> bool:
+        return True
 
     async def stop(self) -> None:
         FakeAppService.stopped += 1
@@ -148,7 +165,7 @@ async def served(db: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tup
     from qrelkit.cli._server import JudgingServer
 
     monkeypatch.setattr(textual_serve.server, "AppService", FakeAppService)
-    FakeAppService.started, FakeAppService.stopped = [], 0
+    FakeAppService.started, FakeAppService.sizes, FakeAppService.stopped = [], [], 0
     server = JudgingServer(db, host="127.0.0.1", port=8080, public_url="http://judge.test")
     server.store.open()
     client = TestClient(TestServer(await server._make_app()))
@@ -224,6 +241,40 @@ async def test_revoking_a_token_ends_its_open_session(served: tuple[Any, TestCli
     assert ws.closed, message
     assert FakeAppService.stopped >= 1  # the app process was told to quit
     assert (await client.get("/")).status == 401
+
+
+async def test_one_token_opens_at_most_three_sessions(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    """Each session is a `qrelkit judge` process (about 70 MB): 20 websockets on one token were 20."""
+    server, client = served
+    client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
+    replies = [await client.get("/ws", headers=UPGRADE) for _ in range(5)]
+    await _until(lambda: len(FakeAppService.started) == 3)
+    assert [r.status for r in replies] == [101, 101, 101, 429, 429]
+    assert "3 sessions are open under this token" in await replies[3].text()
+    page = await client.get("/")  # the page says so too, before it opens a websocket
+    assert page.status == 429 and "close one of them" in await page.text()
+    await asyncio.sleep(0.1)
+    assert len(FakeAppService.started) == 3
+
+
+async def test_the_server_opens_at_most_its_total_of_sessions(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    server.limits = serving.Limits(per_token=3, total=4)
+    ann, bob = await add(server, "ann"), await add(server, "bob")
+    annes = [await client.get("/ws", headers=UPGRADE | {"Cookie": f"qrelkit_token={ann}"}) for _ in range(3)]
+    bobs = [await client.get("/ws", headers=UPGRADE | {"Cookie": f"qrelkit_token={bob}"}) for _ in range(2)]
+    assert [r.status for r in annes + bobs] == [101, 101, 101, 101, 429]
+    assert "4 sessions are open on this server" in await bobs[1].text()
+    await _until(lambda: len(FakeAppService.started) == 4)
+    annes[0].close()  # one ends: its place is free again
+    await _until(lambda: sum(map(len, server.sessions.values())) == 3)
+    again = await client.get("/ws", headers=UPGRADE | {"Cookie": f"qrelkit_token={bob}"})
+    assert again.status == 101
+    await _until(lambda: len(FakeAppService.started) == 5)
+
+
+UPGRADE = {"Origin": "http://judge.test", "Upgrade": "websocket", "Connection": "Upgrade",
+           "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}  # fmt: skip
 
 
 def test_a_reader_connection_keeps_the_wal_of_its_process(tmp_path: Path) -> None:

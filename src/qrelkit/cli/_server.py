@@ -4,6 +4,8 @@ process per browser connection, driven over a websocket), with access tokens in 
 - a request for the page, the websocket or a download without a live token gets 401 and no app;
 - `/?token=T` sets T in an HttpOnly, SameSite=Strict cookie and redirects to `/` (the token leaves
   the address bar and the history); the page's own requests carry the cookie;
+- a token opens at most `Limits.per_token` sessions at once and the server `Limits.total` (each
+  one a process): the page and the websocket over a cap get 429 and say which, and nothing starts;
 - the app process is started as `qrelkit --db DB judge --assessor NAME`, NAME from the store's
   record of the token: the browser names no one;
 - every `POLL_SECONDS` the live tokens are read again, and the sessions of a revoked one end (the
@@ -81,8 +83,11 @@ class StoreWorker:
 class JudgingServer(Server):
     """textual-serve's server with per-assessor access tokens in front of every app."""
 
-    def __init__(self, db: Path, *, host: str, port: int, public_url: str) -> None:
+    def __init__(
+        self, db: Path, *, host: str, port: int, public_url: str, limits: serving.Limits | None = None
+    ) -> None:
         self.db = db
+        self.limits = limits or serving.Limits()
         self.store = StoreWorker(db)
         self.sessions: dict[int, set[asyncio.Task[Any]]] = {}
         """Token id -> the tasks serving its open websockets (each drives one app process)."""
@@ -125,8 +130,10 @@ class JudgingServer(Server):
                 secure=self.public_url.startswith("https:"),
                 path="/",
             )
-        elif await self.access(request.cookies.get(COOKIE)) is None:
+        elif (found := await self.access(request.cookies.get(COOKIE))) is None:
             return unauthorized()
+        elif (why := self.refusal(found)) is not None:
+            return web.Response(status=429, text=f"429: {why}\n", headers={"Cache-Control": "no-store"})
         else:
             response = await super().handle_index(request)
         response.headers["Cache-Control"] = "no-store"
@@ -142,6 +149,9 @@ class JudgingServer(Server):
         found = await self.access(request.cookies.get(COOKIE))
         if found is None or not self.same_origin(request):
             raise web.HTTPUnauthorized(text=UNAUTHORIZED)
+        if (why := self.refusal(found)) is not None:  # counted and then held below with no await between
+            log.info("refused a session for %s: %s", found.assessor, why)
+            raise web.HTTPTooManyRequests(text=f"429: {why}\n")
         task = asyncio.current_task()
         assert task is not None
         held = _assessor.set(found.assessor)
@@ -153,6 +163,11 @@ class JudgingServer(Server):
             self.sessions.get(found.token_id, set()).discard(task)
             _assessor.reset(held)
             log.info("session closed for %s", found.assessor)
+
+    def refusal(self, found: serving.Access) -> str | None:
+        """Why `found` may not open one more session now (a cap), or None."""
+        in_all = sum(len(tasks) for tasks in self.sessions.values())
+        return serving.refusal(self.limits, len(self.sessions.get(found.token_id, ())), in_all)
 
     def same_origin(self, request: web.Request) -> bool:
         """A websocket opened by the page itself: from the public address's origin, or with no

@@ -21,10 +21,27 @@ from ._common import emit, open_store, say
     "--public-url",
     help="The address browsers open, e.g. https://judge.example.org behind a TLS proxy [default: http://HOST:PORT].",
 )
+@click.option(
+    "--max-sessions-per-token",
+    "per_token",
+    type=click.IntRange(min=1),
+    default=serving.MAX_SESSIONS_PER_TOKEN,
+    show_default=True,
+    help="Sessions open at once on one token (browser tabs; each is a `qrelkit judge` process).",
+)
+@click.option(
+    "--max-sessions",
+    "total",
+    type=click.IntRange(min=1),
+    default=serving.MAX_SESSIONS,
+    show_default=True,
+    help="Sessions open at once on the server, all tokens together.",
+)
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, public_url: str | None) -> None:
+def serve(ctx: click.Context, host: str, port: int, public_url: str | None, per_token: int, total: int) -> None:
     """Serve the judging UI (`qrelkit judge`) to browsers: each assessor opens the link of their own
-    token (`qrelkit serve token add NAME`) and judges under that name."""
+    token (`qrelkit serve token add NAME`) and judges under that name. A connection over a session
+    cap is refused (429) and starts nothing."""
     url = serving.public_url(host, port, public_url)
     if ctx.invoked_subcommand is not None:
         ctx.obj["public_url"] = url
@@ -32,7 +49,8 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None) -> N
     from ._server import JudgingServer  # aiohttp loads only to serve
 
     db: Path = ctx.find_root().obj["db"]
-    server = JudgingServer(db, host=host, port=port, public_url=url)
+    limits = serving.Limits(per_token=per_token, total=total)
+    server = JudgingServer(db, host=host, port=port, public_url=url, limits=limits)
     try:
         server.store.open()  # refuses a path that holds no store before listening
         server.serve()

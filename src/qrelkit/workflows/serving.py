@@ -21,6 +21,36 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 NAME_HINT = "an assessor name is 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit"
 
 
+MAX_SESSIONS_PER_TOKEN = 3
+"""Sessions (browser tabs, each a `qrelkit judge` process of about 70 MB) open at once on one token."""
+MAX_SESSIONS = 32
+"""Sessions open at once on one server, all tokens together."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a running server lets its browsers take: sessions per token and in all."""
+
+    per_token: int = MAX_SESSIONS_PER_TOKEN
+    total: int = MAX_SESSIONS
+
+
+def refusal(limits: Limits, open_on_token: int, open_in_all: int) -> str | None:
+    """Why one more session may not start, with `open_on_token` sessions open on its token and
+    `open_in_all` on the server (in the browser's words), or None: it may."""
+    if open_on_token >= limits.per_token:
+        return (
+            f"{open_on_token} sessions are open under this token already, the most this server allows "
+            "(--max-sessions-per-token): close one of them, then reload this page"
+        )
+    if open_in_all >= limits.total:
+        return (
+            f"{open_in_all} sessions are open on this server, the most it allows (--max-sessions): "
+            "try again when one has ended"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class TokenEntry:
     """One token as `token list` shows it: never the token or its hash."""
