@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import re
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
 
 from conftest import Cli
@@ -271,6 +273,51 @@ async def test_the_server_opens_at_most_its_total_of_sessions(served: tuple[Any,
     again = await client.get("/ws", headers=UPGRADE | {"Cookie": f"qrelkit_token={bob}"})
     assert again.status == 101
     await _until(lambda: len(FakeAppService.started) == 5)
+
+
+async def test_the_terminal_is_at_most_500_by_200(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    """The browser names the size: 20000 x 20000 took 2.6 GB in the app and sent 1.2 GB in 25 s."""
+    server, client = served
+    client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
+    ws = await client.ws_connect("/ws?width=20000&height=20000", headers={"Origin": "http://judge.test"})
+    for width, height in [(99999, 120), (120, 10**30), (-5, 0), (132, 43)]:
+        await ws.send_json(["resize", {"width": width, "height": height}])
+    await _until(lambda: len(FakeAppService.sizes) == 5)
+    assert FakeAppService.sizes == [(500, 200), (500, 120), (120, 200), (1, 1), (132, 43)]
+    await ws.close()
+    for query, size in [("width=" + "9" * 5000 + "&height=x", (80, 24)), ("width=0&height=-3", (1, 1))]:
+        FakeAppService.sizes = []
+        ws = await client.ws_connect(f"/ws?{query}", headers={"Origin": "http://judge.test"})
+        await _until(lambda: FakeAppService.sizes)
+        assert FakeAppService.sizes == [size], query
+        await ws.close()
+
+
+MALFORMED = ["not json", "[]", "{}", "[1]", '["resize", 3]', '["resize", {"width": "x", "height": 1}]',
+             '["resize", {"width": 1e999, "height": 1}]', '["resize", {"width": true, "height": 1}]', '["stdin", 5]',
+             '["ping", {}]', '["stdin", "\\ud800"]', "[" * 100_000]  # fmt: skip
+
+
+@pytest.mark.parametrize("frame", MALFORMED, ids=range(len(MALFORMED)))
+async def test_a_malformed_message_ends_its_session_in_one_log_line(
+    served: tuple[Any, TestClient[Any, Any]], caplog: pytest.LogCaptureFixture, frame: str
+) -> None:
+    """textual-serve logged a traceback for each (JSONDecodeError, TypeError, ...)."""
+    server, client = served
+    caplog.set_level(logging.DEBUG)
+    client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
+    ws = await client.ws_connect("/ws", headers={"Origin": "http://judge.test"})
+    await ws.send_bytes(b"binary frames are not read")
+    await ws.send_json(["unknown", 1])  # a message of a type the server does not know is left alone
+    await ws.send_json(["ping", "1"])
+    assert (await asyncio.wait_for(ws.receive_json(), 5)) == ["pong", "1"]
+    await ws.send_str(frame)
+    message = await asyncio.wait_for(ws.receive(), 5)
+    assert message.type == WSMsgType.CLOSE and ws.closed
+    await _until(lambda: not any(server.sessions.values()) and FakeAppService.stopped)
+    said = [r for r in caplog.records if r.name != "aiohttp.access" and not r.getMessage().startswith("session ")]
+    assert [r.getMessage() for r in said] == ["ended a session of ann: it sent a malformed message"]
+    assert all(r.exc_info is None for r in caplog.records) and "Traceback" not in caplog.text
 
 
 UPGRADE = {"Origin": "http://judge.test", "Upgrade": "websocket", "Connection": "Upgrade",

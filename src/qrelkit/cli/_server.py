@@ -6,6 +6,9 @@ process per browser connection, driven over a websocket), with access tokens in 
   the address bar and the history); the page's own requests carry the cookie;
 - a token opens at most `Limits.per_token` sessions at once and the server `Limits.total` (each
   one a process): the page and the websocket over a cap get 429 and say which, and nothing starts;
+- the terminal the browser asks for (when it connects, and when it resizes) is at most
+  `Limits.columns` x `Limits.rows`; a message that is not what the page sends ends the session,
+  with one log line (textual-serve logged a traceback);
 - the app process is started as `qrelkit --db DB judge --assessor NAME`, NAME from the store's
   record of the token: the browser names no one;
 - every `POLL_SECONDS` the live tokens are read again, and the sessions of a revoked one end (the
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import shlex
 import sys
@@ -26,8 +30,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from aiohttp import web
-from textual_serve.server import Server
+from aiohttp import WSCloseCode, WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
 from yarl import URL
 
 from ..workflows import serving, setup
@@ -157,12 +162,53 @@ class JudgingServer(Server):
         held = _assessor.set(found.assessor)
         self.sessions.setdefault(found.token_id, set()).add(task)
         log.info("session opened for %s", found.assessor)
+        asked = (to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
+        width, height = serving.terminal_size(self.limits, *asked)
+        sized = request.clone(rel_url=request.rel_url.update_query(width=width, height=height))
         try:
-            return await super().handle_websocket(request)
+            return await super().handle_websocket(sized)
         finally:
             self.sessions.get(found.token_id, set()).discard(task)
             _assessor.reset(held)
             log.info("session closed for %s", found.assessor)
+
+    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
+        """textual-serve's loop over the page's messages, read strictly: a size is clamped to the
+        limits, and a message that is not what the page sends ends the session (one log line)."""
+        async for message in websocket:
+            if message.type == WSMsgType.TEXT and not await self.obey(message.data, websocket, app_service):
+                log.info("ended a session of %s: it sent a malformed message", _assessor.get())
+                await websocket.close(code=WSCloseCode.UNSUPPORTED_DATA)
+                return
+
+    async def obey(self, data: str, websocket: web.WebSocketResponse, app: AppService) -> bool:
+        """Do what one message of the page says (`["stdin", keys]`, `["resize", {"width": w,
+        "height": h}]`, `["ping", s]`, `["blur"]`, `["focus"]`; another kind is left alone); False:
+        the message is malformed."""
+        try:
+            envelope = json.loads(data)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+            return False
+        kind, body = envelope[0], envelope[1] if len(envelope) > 1 else None
+        if kind == "stdin" and isinstance(body, str):
+            try:
+                keys = body.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate
+                return False
+            await app.send_bytes(keys)
+        elif kind == "resize" and (size := cells(body)) is not None:
+            await app.set_terminal_size(*serving.terminal_size(self.limits, *size))
+        elif kind == "ping" and isinstance(body, str):
+            await websocket.send_json(["pong", body])
+        elif kind in ("stdin", "resize", "ping"):
+            return False
+        elif kind == "blur":
+            await app.blur()
+        elif kind == "focus":
+            await app.focus()
+        return True
 
     def refusal(self, found: serving.Access) -> str | None:
         """Why `found` may not open one more session now (a cap), or None."""
@@ -221,6 +267,16 @@ class JudgingServer(Server):
         token among them), and the access log would write every `/?token=...` it serves."""
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
         logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+def cells(body: object) -> tuple[int, int] | None:
+    """The width and height of a resize message (whole numbers), or None."""
+    if not isinstance(body, dict):
+        return None
+    width, height = body.get("width"), body.get("height")
+    if type(width) is not int or type(height) is not int:  # bool is an int, and no size
+        return None
+    return width, height
 
 
 def unauthorized() -> web.Response:

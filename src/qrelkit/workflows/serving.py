@@ -25,14 +25,25 @@ MAX_SESSIONS_PER_TOKEN = 3
 """Sessions (browser tabs, each a `qrelkit judge` process of about 70 MB) open at once on one token."""
 MAX_SESSIONS = 32
 """Sessions open at once on one server, all tokens together."""
+MAX_COLUMNS, MAX_ROWS = 500, 200
+"""The largest terminal a browser gets: it names the size, and the app's memory and what it sends
+grow with it (20000 x 20000 took 2.6 GB and sent 1.2 GB in 25 s)."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What a running server lets its browsers take: sessions per token and in all."""
+    """What a running server lets its browsers take: sessions per token and in all, and the size of
+    a session's terminal."""
 
     per_token: int = MAX_SESSIONS_PER_TOKEN
     total: int = MAX_SESSIONS
+    columns: int = MAX_COLUMNS
+    rows: int = MAX_ROWS
+
+
+def terminal_size(limits: Limits, width: int, height: int) -> tuple[int, int]:
+    """The terminal size a browser asked for, within 1 x 1 and the limits."""
+    return min(max(width, 1), limits.columns), min(max(height, 1), limits.rows)
 
 
 def refusal(limits: Limits, open_on_token: int, open_in_all: int) -> str | None:
