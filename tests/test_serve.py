@@ -22,6 +22,7 @@ from aiohttp import WSMsgType
 from aiohttp.test_utils import TestClient, TestServer
 
 from conftest import Cli
+from qrelkit.cli._http import Runner
 from qrelkit.errors import UsageError
 from qrelkit.storage import Store
 from qrelkit.workflows import serving
@@ -160,6 +161,13 @@ class FakeAppService:
         FakeAppService.stopped += 1
 
 
+class Served(TestServer):
+    """The test server on the connections `qrelkit serve` runs (`Runner`), not aiohttp's plain ones."""
+
+    async def _make_runner(self, **kwargs: Any) -> Runner:
+        return Runner(self.app, **kwargs)
+
+
 @pytest.fixture
 async def served(db: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tuple[Any, TestClient[Any, Any]]]:
     import textual_serve.server
@@ -170,7 +178,7 @@ async def served(db: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[tup
     FakeAppService.started, FakeAppService.sizes, FakeAppService.stopped = [], [], 0
     server = JudgingServer(db, host="127.0.0.1", port=8080, public_url="http://judge.test")
     server.store.open()
-    client = TestClient(TestServer(await server._make_app()))
+    client = TestClient(Served(await server._make_app()))
     await client.start_server()
     yield server, client
     await client.close()
@@ -315,9 +323,68 @@ async def test_a_malformed_message_ends_its_session_in_one_log_line(
     message = await asyncio.wait_for(ws.receive(), 5)
     assert message.type == WSMsgType.CLOSE and ws.closed
     await _until(lambda: not any(server.sessions.values()) and FakeAppService.stopped)
-    said = [r for r in caplog.records if r.name != "aiohttp.access" and not r.getMessage().startswith("session ")]
+    said = [r for r in caplog.records if not r.getMessage().startswith("session ")]
     assert [r.getMessage() for r in said] == ["ended a session of ann: it sent a malformed message"]
     assert all(r.exc_info is None for r in caplog.records) and "Traceback" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [b"\x83\x00", b"\x81\x02\xff\xfe", b"\x82\x7f" + (2**62).to_bytes(8, "big")]
+    + [b"\x09\x00", b"\x00\x01x", b"\xc1\x00"],
+    ids=["reserved opcode", "text not UTF-8", "2**62 bytes", "fragmented ping", "continuation first", "RSV bits"],
+)
+async def test_a_frame_that_breaks_the_protocol_ends_the_session_quietly(
+    served: tuple[Any, TestClient[Any, Any]], caplog: pytest.LogCaptureFixture, frame: bytes
+) -> None:
+    server, client = served
+    caplog.set_level(logging.DEBUG)
+    token = await add(server, "ann")
+    reader, writer = await asyncio.open_connection(client.server.host, client.server.port)
+    writer.write(f"GET /ws HTTP/1.1\r\nHost: judge.test\r\nCookie: qrelkit_token={token}\r\n".encode()
+                 + "".join(f"{k}: {v}\r\n" for k, v in UPGRADE.items()).encode() + b"\r\n")  # fmt: skip
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    writer.write(frame)  # unmasked: aiohttp reads a client's frames either way
+    closing = await asyncio.wait_for(reader.read(4), 5)
+    writer.close()
+    assert closing[0] == 0x88 and int.from_bytes(closing[2:4], "big") in (1002, 1007, 1009)  # the server closed it
+    await _until(lambda: not any(server.sessions.values()) and FakeAppService.stopped)
+    assert [r.getMessage() for r in caplog.records] == ["session opened for ann", "session closed for ann"]
+
+
+async def test_a_malformed_request_gets_one_log_line_that_quotes_none_of_it(
+    served: tuple[Any, TestClient[Any, Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A request line over 8,190 bytes got an aiohttp traceback in the log, and a 400 whose body
+    quoted the start of the line (the token of the link): each kind of malformed request here."""
+    server, client = served
+    caplog.set_level(logging.DEBUG)
+    token = await add(server, "ann")
+    query = f"token={token}&x=" + "secret" * 1500
+    head = f"GET /?{query[:60]}"
+    malformed = [
+        f"GET /?{query} HTTP/1.1\r\nHost: x\r\n\r\n",  # the request line over 8,190 bytes
+        f"{head} HTTP/1.1\r\nX: {query}\r\n\r\n",  # a header over 8,190 bytes
+        f"{head} HTTP/1.1\r\nno colon {query[:60]}\r\n\r\n",
+        f"G\x01T /?{query[:60]} HTTP/1.1\r\n\r\n",
+        f"{head}\x00 HTTP/1.1\r\n\r\n",
+        f"{head} HTTP/9.9\r\n\r\n",
+    ]
+    for raw in malformed:
+        caplog.clear()
+        reader, writer = await asyncio.open_connection(client.server.host, client.server.port)
+        writer.write(raw.encode("latin-1"))
+        reply = (await asyncio.wait_for(reader.read(), 5)).decode("latin-1")
+        writer.close()
+        status, _, body = reply.partition("\r\n\r\n")
+        assert status.split()[1] == "400", reply[:200]
+        assert body == "400: malformed request: a request line or header over 8,190 bytes, or not HTTP\n"
+        [said] = caplog.records
+        assert re.fullmatch(r"refused a malformed request from 127\.0\.0\.1 \(\w+\)", said.getMessage())
+        assert said.exc_info is None and "secret" not in caplog.text and token[:8] not in caplog.text, raw[:40]
+    caplog.clear()
+    assert (await client.get(f"/?{query[:60]}", allow_redirects=False)).status == 303  # and nothing broke
+    assert caplog.records == []  # no access log: it would write each `/?token=...`
 
 
 UPGRADE = {"Origin": "http://judge.test", "Upgrade": "websocket", "Connection": "Upgrade",

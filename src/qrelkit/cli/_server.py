@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import shlex
+import signal
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +37,7 @@ from textual_serve.server import Server, to_int
 from yarl import URL
 
 from ..workflows import serving, setup
+from ._http import Runner
 
 if TYPE_CHECKING:
     from ..storage import Store
@@ -264,9 +266,25 @@ class JudgingServer(Server):
 
     def initialize_logging(self) -> None:
         """Plain log lines on stderr. Not textual-serve's: its tracebacks show local variables (a
-        token among them), and the access log would write every `/?token=...` it serves."""
+        token among them)."""
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+    def serve(self, debug: bool = False) -> None:
+        """Serve until SIGINT or SIGTERM: textual-serve's `serve`, on the connections of `Runner`."""
+        self.initialize_logging()
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        runner = Runner(await self._make_app())
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, self.host, self.port).start()
+            stop = asyncio.Event()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
 
 
 def cells(body: object) -> tuple[int, int] | None:
