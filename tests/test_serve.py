@@ -216,6 +216,40 @@ async def test_the_link_sets_an_httponly_cookie_and_drops_the_token(served: tupl
     assert token not in await page.text()
 
 
+@pytest.mark.parametrize(
+    "headers, signs_in",
+    [
+        ({}, True),  # not a browser, or an old one
+        ({"Sec-Fetch-Site": "none"}, True),  # pasted into the address bar, a bookmark
+        ({"Sec-Fetch-Site": "same-origin", "Referer": "http://judge.test/?fontsize=14"}, True),
+        ({"Sec-Fetch-Site": "cross-site"}, False),  # a link on another site, or in a web mail
+        ({"Sec-Fetch-Site": "same-site"}, False),
+        ({"Sec-Fetch-Site": "bogus"}, False),
+        ({"Referer": "https://evil.example/page"}, False),
+        ({"Sec-Fetch-Site": "none", "Referer": "http://judge.test.evil.example/"}, False),
+        ({"Referer": "http://judge.test:8081/"}, False),  # another port is another origin
+        ({"Referer": "null"}, False),
+    ],
+)
+async def test_a_token_link_signs_in_only_when_opened_directly(
+    served: tuple[Any, TestClient[Any, Any]], headers: dict[str, str], signs_in: bool
+) -> None:
+    """Session fixation: any site could link to `/?token=MINE` and the victim's browser got my
+    cookie, so the victim judged under my name."""
+    server, client = served
+    token = await add(server, "mallory")
+    reply = await client.get(f"/?token={token}", headers=headers, allow_redirects=False)
+    if signs_in:
+        assert reply.status == 303 and f"qrelkit_token={token}" in reply.headers["Set-Cookie"]
+        return
+    text = await reply.text()
+    assert reply.status == 403 and "Set-Cookie" not in reply.headers and token not in text
+    assert "open the link directly: paste it into the address bar" in text
+    [entry] = await server.store.call(serving.list_tokens)
+    assert entry.last_used is None  # nor was the token's use recorded
+    assert (await client.get("/")).status == 401
+
+
 async def test_the_app_runs_as_the_tokens_assessor(served: tuple[Any, TestClient[Any, Any]]) -> None:
     server, client = served
     await add(server, "bob")

@@ -3,7 +3,8 @@ process per browser connection, driven over a websocket), with access tokens in 
 
 - a request for the page, the websocket or a download without a live token gets 401 and no app;
 - `/?token=T` sets T in an HttpOnly, SameSite=Strict cookie and redirects to `/` (the token leaves
-  the address bar and the history); the page's own requests carry the cookie;
+  the address bar and the history); the page's own requests carry the cookie. Only when opened
+  directly (`serving.opened_directly`): a link from another site gets 403 and no cookie;
 - a token opens at most `Limits.per_token` sessions at once and the server `Limits.total` (each
   one a process): the page and the websocket over a cap get 429 and say which, and nothing starts;
 - the terminal the browser asks for (when it connects, and when it resizes) is at most
@@ -34,7 +35,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
-from yarl import URL
 
 from ..workflows import serving, setup
 from ._http import Runner
@@ -47,6 +47,10 @@ POLL_SECONDS = 1.5
 """How often the server reads which tokens are live (a revoked token's sessions end within this)."""
 LOCK_WAIT_MS = 500
 """How long recording a token's use waits for another process's write lock (then it is skipped)."""
+NOT_DIRECT = (
+    "403: this link signs you in only when you open the link directly: paste it into the address bar "
+    "(a link followed from another page could sign you in under someone else's name)\n"
+)
 UNAUTHORIZED = "401: this page needs the link of an access token (`qrelkit serve token add NAME` prints it)\n"
 
 _assessor: ContextVar[str] = ContextVar("qrelkit_served_assessor")
@@ -124,6 +128,10 @@ class JudgingServer(Server):
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         given = request.query.get("token")
         if given is not None:
+            if not serving.opened_directly(
+                self.public_url, request.headers.get("Sec-Fetch-Site"), request.headers.get("Referer")
+            ):
+                return web.Response(status=403, text=NOT_DIRECT, headers={"Cache-Control": "no-store"})
             if await self.access(given) is None:
                 return unauthorized()
             query = {k: v for k, v in request.query.items() if k != "token"}
@@ -221,12 +229,7 @@ class JudgingServer(Server):
         """A websocket opened by the page itself: from the public address's origin, or with no
         Origin at all (not a browser). A cross-site page cannot drive a session with the cookie."""
         origin = request.headers.get("Origin")
-        if origin is None:
-            return True
-        try:
-            return URL(origin).origin() == URL(self.public_url).origin()
-        except ValueError:
-            return False
+        return origin is None or serving.same_origin(origin, self.public_url)
 
     # -- revoked tokens end their sessions -----------------------------------------------------
 

@@ -139,6 +139,35 @@ def live_tokens(store: Store) -> set[int]:
     return store.tokens.live_ids()
 
 
+DIRECT = (None, "none", "same-origin")
+"""The `Sec-Fetch-Site` of a request a person opened: pasted into the address bar or a bookmark
+(`none`), from the server's own page, or a client that sends none."""
+
+
+def opened_directly(public: str, fetch_site: str | None, referer: str | None) -> bool:
+    """Whether a token link was opened by hand, not followed from another site: a cross-site link
+    to `/?token=MINE` would sign the victim in under MINE's assessor (session fixation)."""
+    return fetch_site in DIRECT and (not referer or same_origin(referer, public))
+
+
+def same_origin(url: str, public: str) -> bool:
+    """Whether `url` (an Origin or Referer a browser sent) is of the origin of the public address."""
+    mine = origin(url)
+    return mine is not None and mine == origin(public)
+
+
+def origin(url: str) -> tuple[str, str, int] | None:
+    """An http(s) address's scheme, host and port (the default port filled in), or None."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
 def public_url(host: str, port: int, given: str | None = None) -> str:
     """The address browsers reach the server at: `given` (behind a proxy), else http://HOST:PORT."""
     if given is None:
