@@ -203,6 +203,14 @@ async def test_no_token_no_page_and_no_app(served: tuple[Any, TestClient[Any, An
     assert (await client.get("/static/js/textual.js")).status == 200  # the page's script is public
 
 
+async def test_static_lists_no_folder(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    server, client = served
+    for path in ("/static/", "/static", "/static/js", "/static/js/", "/static/css/./", "/static/%2e/"):
+        reply = await client.get(path, allow_redirects=False)
+        assert reply.status == 404 and "Index of" not in await reply.text(), path
+    assert (await client.get("/static/css/xterm.css")).status == 200
+
+
 async def test_the_link_sets_an_httponly_cookie_and_drops_the_token(served: tuple[Any, TestClient[Any, Any]]) -> None:
     server, client = served
     token = await add(server, "ann")

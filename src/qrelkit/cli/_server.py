@@ -12,6 +12,7 @@ process per browser connection, driven over a websocket), with access tokens in 
   with one log line (textual-serve logged a traceback);
 - the app process is started as `qrelkit --db DB judge --assessor NAME`, NAME from the store's
   record of the token: the browser names no one;
+- `/static/` serves the page's files, and no folder's listing (404);
 - every `POLL_SECONDS` the live tokens are read again, and the sessions of a revoked one end (the
   app quits, its websocket closes).
 
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp.typedefs import Handler
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
@@ -119,6 +121,19 @@ class JudgingServer(Server):
     def argv(self, assessor: str) -> list[str]:
         db = str(self.db.resolve())
         return [sys.executable, "-m", "qrelkit", "--db", db, "judge", "--served", "--assessor", assessor]
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.append(self.no_folder_listing)
+        return app
+
+    @web.middleware
+    async def no_folder_listing(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """textual-serve lists the folders of `/static/`: a folder is not found instead."""
+        info = request.match_info
+        if isinstance(info.route.resource, web.StaticResource) and (self.statics_path / info["filename"]).is_dir():
+            raise web.HTTPNotFound()
+        return await handler(request)
 
     # -- who is asking -------------------------------------------------------------------------
 
