@@ -10,6 +10,8 @@ import asyncio
 import hashlib
 import logging
 import re
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -123,6 +125,40 @@ def test_serving_a_path_without_a_store_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no store at" in done.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+def test_a_taken_port_is_one_error_line_and_never_served_on(tmp_path: Path) -> None:
+    """It printed "served on http://..." and then "cannot listen" (and a bind error in two words)."""
+    db = tmp_path / "taken.db"
+    Store.open(db).close()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "qrelkit", "--db", str(db), "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    said = f"error: cannot listen on 127.0.0.1:{port}: Address already in use (hint: pick another --port)\n"
+    assert done.stderr == said
+
+
+def test_served_on_is_said_once_listening_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    db = tmp_path / "served.db"
+    Store.open(db).close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [sys.executable, "-m", "qrelkit", "--db", str(db), "serve", "--port", str(port)]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None
+        said = proc.stdout.readline()
+        assert said == f"qrelkit judge served on http://127.0.0.1:{port} (Ctrl+C to stop)\n"
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()  # listening already
+        proc.send_signal(signal.SIGINT)
+        _, errors = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in errors
 
 
 # -- the auth check in front of textual-serve -------------------------------------------------

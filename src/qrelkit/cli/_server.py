@@ -271,7 +271,6 @@ class JudgingServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         self._poller = asyncio.create_task(self._poll())
-        self.console.print(f"qrelkit judge served on {self.public_url} (Ctrl+C to stop)", markup=False, highlight=False)
 
     async def on_shutdown(self, app: web.Application) -> None:
         if self._poller is not None:
@@ -288,18 +287,21 @@ class JudgingServer(Server):
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
 
     def serve(self, debug: bool = False) -> None:
-        """Serve until SIGINT or SIGTERM: textual-serve's `serve`, on the connections of `Runner`."""
+        """Serve until SIGINT or SIGTERM: textual-serve's `serve`, on the connections of `Runner`, and
+        saying where only once it listens there."""
         self.initialize_logging()
         asyncio.run(self._run())
 
     async def _run(self) -> None:
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
         runner = Runner(await self._make_app())
         await runner.setup()
         try:
-            await web.TCPSite(runner, self.host, self.port).start()
-            stop = asyncio.Event()
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+            await web.TCPSite(runner, self.host, self.port).start()  # OSError: cannot listen
+            said = f"qrelkit judge served on {self.public_url} (Ctrl+C to stop)"
+            self.console.print(said, markup=False, highlight=False)
             await stop.wait()
         finally:
             await runner.cleanup()

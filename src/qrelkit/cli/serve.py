@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -55,7 +56,8 @@ def serve(ctx: click.Context, host: str, port: int, public_url: str | None, per_
         server.store.open()  # refuses a path that holds no store before listening
         server.serve()
     except OSError as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", "pick another --port") from None
+        why = os.strerror(exc.errno) if exc.errno else str(exc)  # asyncio's strerror repeats the address
+        raise UsageError(f"cannot listen on {host}:{port}: {why}", "pick another --port") from None
     finally:
         server.store.close()
 
