@@ -334,20 +334,38 @@ async def test_revoking_a_token_ends_its_open_session(served: tuple[Any, TestCli
 async def test_one_token_opens_at_most_three_sessions(served: tuple[Any, TestClient[Any, Any]]) -> None:
     """Each session is a `qrelkit judge` process (about 70 MB): 20 websockets on one token were 20."""
     server, client = served
+    server.grace_seconds = 0.1
     client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
     replies = [await client.get("/ws", headers=UPGRADE) for _ in range(5)]
     await _until(lambda: len(FakeAppService.started) == 3)
     assert [r.status for r in replies] == [101, 101, 101, 429, 429]
     assert "3 sessions are open under this token" in await replies[3].text()
-    page = await client.get("/")  # the page says so too, before it opens a websocket
-    assert page.status == 429 and "close one of them" in await page.text()
+    page = await client.get("/")  # the page says so too, before it opens a websocket, and tries again
+    assert page.status == 429 and "close one of them; this page tries again" in await page.text()
+    assert page.headers["Refresh"] == "3"
     await asyncio.sleep(0.1)
     assert len(FakeAppService.started) == 3
 
 
+async def test_a_reloaded_page_at_the_cap_gets_its_session(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    """A reloaded page's new websocket can come while its old session is still ending: it waits
+    for that place (a few seconds at most) instead of being refused."""
+    server, client = served
+    server.limits = serving.Limits(per_token=1)
+    client.session.cookie_jar.update_cookies({"qrelkit_token": await add(server, "ann")})
+    old = await client.ws_connect("/ws", headers={"Origin": "http://judge.test"})
+    await _until(lambda: FakeAppService.started)
+    assert "1 session is open under this token already" in await (await client.get("/")).text()
+    new = asyncio.create_task(client.get("/ws", headers=UPGRADE))
+    await asyncio.sleep(0.3)
+    await old.close()
+    assert (await asyncio.wait_for(new, 5)).status == 101
+    await _until(lambda: len(FakeAppService.started) == 2)
+
+
 async def test_the_server_opens_at_most_its_total_of_sessions(served: tuple[Any, TestClient[Any, Any]]) -> None:
     server, client = served
-    server.limits = serving.Limits(per_token=3, total=4)
+    server.limits, server.grace_seconds = serving.Limits(per_token=3, total=4), 0.1
     ann, bob = await add(server, "ann"), await add(server, "bob")
     annes = [await client.get("/ws", headers=UPGRADE | {"Cookie": f"qrelkit_token={ann}"}) for _ in range(3)]
     bobs = [await client.get("/ws", headers=UPGRADE | {"Cookie": f"qrelkit_token={bob}"}) for _ in range(2)]

@@ -6,7 +6,9 @@ process per browser connection, driven over a websocket), with access tokens in 
   the address bar and the history); the page's own requests carry the cookie. Only when opened
   directly (`serving.opened_directly`): a link from another site gets 403 and no cookie;
 - a token opens at most `Limits.per_token` sessions at once and the server `Limits.total` (each
-  one a process): the page and the websocket over a cap get 429 and say which, and nothing starts;
+  one a process): the page over a cap gets 429, says which, and tries again every `RETRY_SECONDS`;
+  a websocket over a cap waits `grace_seconds` for a place (a reloaded page's old session may be
+  ending still), then gets 429; nothing starts;
 - the terminal the browser asks for (when it connects, and when it resizes) is at most
   `Limits.columns` x `Limits.rows`; a message that is not what the page sends ends the session,
   with one log line (textual-serve logged a traceback);
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
     from ..storage import Store
 
 COOKIE = "qrelkit_token"
+RETRY_SECONDS = 3
+"""How often the page over a session cap asks again (a reloaded page at the cap frees its place)."""
 POLL_SECONDS = 1.5
 """How often the server reads which tokens are live (a revoked token's sessions end within this)."""
 LOCK_WAIT_MS = 500
@@ -104,6 +108,9 @@ class JudgingServer(Server):
         self.store = StoreWorker(db)
         self.sessions: dict[int, set[asyncio.Task[Any]]] = {}
         """Token id -> the tasks serving its open websockets (each drives one app process)."""
+        self.grace_seconds = 3.0
+        """How long a websocket over a cap waits for a session to end."""
+        self._ended = asyncio.Condition()
         self._poller: asyncio.Task[None] | None = None
         super().__init__("qrelkit judge", host=host, port=port, title="qrelkit judge", public_url=public_url)
 
@@ -163,7 +170,9 @@ class JudgingServer(Server):
         elif (found := await self.access(request.cookies.get(COOKIE))) is None:
             return unauthorized()
         elif (why := self.refusal(found)) is not None:
-            return web.Response(status=429, text=f"429: {why}\n", headers={"Cache-Control": "no-store"})
+            text = f"429: {why}; this page tries again every {RETRY_SECONDS} seconds\n"
+            again = {"Cache-Control": "no-store", "Refresh": str(RETRY_SECONDS)}
+            return web.Response(status=429, text=text, headers=again)
         else:
             response = await super().handle_index(request)
         response.headers["Cache-Control"] = "no-store"
@@ -179,13 +188,12 @@ class JudgingServer(Server):
         found = await self.access(request.cookies.get(COOKIE))
         if found is None or not self.same_origin(request):
             raise web.HTTPUnauthorized(text=UNAUTHORIZED)
-        if (why := self.refusal(found)) is not None:  # counted and then held below with no await between
-            log.info("refused a session for %s: %s", found.assessor, why)
-            raise web.HTTPTooManyRequests(text=f"429: {why}\n")
         task = asyncio.current_task()
         assert task is not None
+        if (why := await self.take_place(found, task)) is not None:
+            log.info("refused a session for %s: %s", found.assessor, why)
+            raise web.HTTPTooManyRequests(text=f"429: {why}; reload the page to try again\n")
         held = _assessor.set(found.assessor)
-        self.sessions.setdefault(found.token_id, set()).add(task)
         log.info("session opened for %s", found.assessor)
         asked = (to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
         width, height = serving.terminal_size(self.limits, *asked)
@@ -196,6 +204,8 @@ class JudgingServer(Server):
             self.sessions.get(found.token_id, set()).discard(task)
             _assessor.reset(held)
             log.info("session closed for %s", found.assessor)
+            async with self._ended:
+                self._ended.notify_all()
 
     async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
         """textual-serve's loop over the page's messages, read strictly: a size is clamped to the
@@ -234,6 +244,18 @@ class JudgingServer(Server):
         elif kind == "focus":
             await app.focus()
         return True
+
+    async def take_place(self, found: serving.Access, task: asyncio.Task[Any]) -> str | None:
+        """Count `task` among the sessions of `found`'s token, waiting up to `grace_seconds` for a
+        place under the caps; None: taken, else why not (the caps still full)."""
+        async with self._ended:
+            try:
+                await asyncio.wait_for(self._ended.wait_for(lambda: self.refusal(found) is None), self.grace_seconds)
+            except TimeoutError:
+                if (why := self.refusal(found)) is not None:
+                    return why
+            self.sessions.setdefault(found.token_id, set()).add(task)  # under the lock: checked and taken at once
+        return None
 
     def refusal(self, found: serving.Access) -> str | None:
         """Why `found` may not open one more session now (a cap), or None."""

@@ -51,15 +51,17 @@ def refusal(limits: Limits, open_on_token: int, open_in_all: int) -> str | None:
     `open_in_all` on the server (in the browser's words), or None: it may."""
     if open_on_token >= limits.per_token:
         return (
-            f"{open_on_token} sessions are open under this token already, the most this server allows "
-            "(--max-sessions-per-token): close one of them, then reload this page"
+            f"{sessions_are(open_on_token)} open under this token already, the most this server allows "
+            "(--max-sessions-per-token): close one of them"
         )
     if open_in_all >= limits.total:
-        return (
-            f"{open_in_all} sessions are open on this server, the most it allows (--max-sessions): "
-            "try again when one has ended"
-        )
+        said = f"{sessions_are(open_in_all)} open on this server, the most it allows (--max-sessions)"
+        return f"{said}: wait for one to end"
     return None
+
+
+def sessions_are(count: int) -> str:
+    return "1 session is" if count == 1 else f"{count} sessions are"
 
 
 @dataclass(frozen=True)
