@@ -2,7 +2,9 @@
 refused), the auth check in front of textual-serve (401 and no app without a live token, the
 token moved from the link to an HttpOnly cookie, the app started under the token's assessor
 whatever the browser sends, a revoked token's open session ended), and the commands' bad input
-(one line, exit 2)."""
+(one line, exit 2). What a browser or client may not take (issue 30): more sessions than the caps,
+a terminal over 500 x 200, a token in the log through a malformed request or message, a cookie
+through a link from another site, a folder's listing; and "served on" said only once listening."""
 
 from __future__ import annotations
 
