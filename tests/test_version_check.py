@@ -111,6 +111,14 @@ def test_scoring_checks_each_content_once_and_an_edit_again(
     events.write_text(events.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # one more byte
     refused = run_cli("score", str(RUN), "--golden", str(folder), ok=False)
     assert refused.exit_code == 2 and "judgments.jsonl: changed" in refused.output
+    events.write_bytes(events.read_bytes()[:-1])  # the bytes that passed, but the manifest edited:
+    manifest = folder / "manifest.json"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('"median"', '"latest"'), encoding="utf-8")
+    deep.clear()
+    run_cli("score", str(RUN), "--golden", str(folder), ok=False)
+    assert deep == [folder]  # a new manifest is new content: checked whole again
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace('"latest"', '"median"'), encoding="utf-8")
+    events.write_text(events.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     monkeypatch.setenv("QRELKIT_CACHE", "off")
     deep.clear()
     events.write_bytes(events.read_bytes()[:-1])

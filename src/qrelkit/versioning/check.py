@@ -278,7 +278,7 @@ def check_labels(folder: Path, memo: Path | None = None) -> Checked:
     passed before is not read a second time through: its files are hashed (and its queries and
     labels parsed and checked, as every time), the rest of the check is what was found for those
     same bytes. A version that fails is never recorded; a record is an empty file named by the
-    sha256 of the manifest's and every file's digests."""
+    sha256 of the whole manifest (which holds every file's digest)."""
     if memo is None:
         return check(folder)
     import hashlib
@@ -286,7 +286,8 @@ def check_labels(folder: Path, memo: Path | None = None) -> Checked:
     c = _hashed_only(folder)
     if c.problems:
         return c
-    key = hashlib.sha256(repr(sorted(c.manifest.files.items())).encode() + c.manifest.content_hash.encode())
+    # the whole manifest (its files' digests, counts, label policy...): an edit to any field is new bytes
+    key = hashlib.sha256(c.manifest.model_dump_json().encode())
     record = memo / (key.hexdigest() + ".passed")
     if record.is_file():
         return c
