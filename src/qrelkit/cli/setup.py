@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..models import LabelPolicy
+from ..models import STORE_MAX_GRADE, LabelPolicy
 from ..render.styles import data
 from ..render.tables import profiles_table, strata_table
 from ..resolution import POLICIES
@@ -17,12 +17,12 @@ from ._common import open_store, say, show
 @click.option("--name", help="Name of the golden set.  [new store: golden]")
 @click.option(
     "--max-grade",
-    type=click.IntRange(1, 100),
+    type=click.IntRange(1, STORE_MAX_GRADE),
     help="Highest grade of the scale 0..N (grade 0 = confirmed irrelevant).  [new store: 3]",
 )
 @click.option(
     "--threshold",
-    type=click.IntRange(1, 100),
+    type=click.IntRange(1, STORE_MAX_GRADE),
     help="Lowest grade that binary metrics count as relevant.  [new store: 1]",
 )
 @click.option(
@@ -30,9 +30,23 @@ from ._common import open_store, say, show
     type=click.Choice(POLICIES),
     help="How disagreeing assessors resolve without adjudication.  [new store: median]",
 )
+@click.option(
+    "--level",
+    "levels",
+    multiple=True,
+    metavar="G=NAME[: DEFINITION]",
+    help="Name grade G (repeatable), with the definition assessors read on the judging screen's G, e.g. "
+    "--level '2=relevant: answers the question'.  [0..3: irrelevant, related, relevant, perfect; "
+    "other scales: irrelevant, grade 1, ...]",
+)
 @click.pass_context
 def init(
-    ctx: click.Context, name: str | None, max_grade: int | None, threshold: int | None, label_policy: str | None
+    ctx: click.Context,
+    name: str | None,
+    max_grade: int | None,
+    threshold: int | None,
+    label_policy: str | None,
+    levels: tuple[str, ...],
 ) -> None:
     """Create the store, or change the settings given (the others stay as they are)."""
     done = workflow.init(
@@ -41,6 +55,7 @@ def init(
         max_grade=max_grade,
         threshold=threshold,
         label_policy=store_policy(label_policy) if label_policy is not None else None,
+        levels=levels,
     )
     db = data(ctx.find_root().obj["db"])
     if done.new or not done.changed:

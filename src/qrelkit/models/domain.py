@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -111,13 +112,38 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
+LEVEL_NAME_MAX, DEFINITION_MAX = 40, 2000
+"""The longest level name (it sits beside its key on the judging screen) and grade definition."""
+GRADE_TOP = 2**31 - 1
+"""The highest grade any scale reaches (qrels files hold 32-bit grades, as trec_eval reads them)."""
+STORE_MAX_GRADE = 100
+"""The highest grade of a store's scale: the judging screen keys each grade, status counts each."""
+
+
+def _level_name(v: str) -> str:
+    if not v.strip() or ":" in v or any(unicodedata.category(c)[0] == "C" for c in v):
+        raise ValueError("a level name is non-empty, without ':' or control characters")
+    return v
+
+
+def _definition(v: str | None) -> str | None:
+    if v is not None and (not v.strip() or any(unicodedata.category(c) == "Cc" for c in v)):
+        raise ValueError("a grade definition is non-empty text without control characters")
+    return v
+
+
 class GradeLevel(_Model):
     """One level of the grade scale."""
 
     grade: int
     """The integer written in qrels files."""
-    name: str
+    name: Annotated[str, StringConstraints(max_length=LEVEL_NAME_MAX), AfterValidator(_level_name)]
     """What assessors see, e.g. `relevant`."""
+    definition: Annotated[str | None, StringConstraints(max_length=DEFINITION_MAX), AfterValidator(_definition)] = (
+        Field(default=None, exclude_if=lambda v: v is None)
+    )
+    """The rubric: when a document earns this grade (shown on the judging screen's `G`); left out
+    of the JSON when not given."""
 
 
 def _default_levels() -> list[GradeLevel]:
@@ -125,38 +151,61 @@ def _default_levels() -> list[GradeLevel]:
     return [GradeLevel(grade=i, name=n) for i, n in enumerate(names)]
 
 
+def _grade_name(grade: int) -> str:
+    return "irrelevant" if grade == 0 else f"grade {grade}"
+
+
 class GradeScale(_Model):
     """The grades assessors may give, and the threshold that makes a grade relevant."""
 
     levels: list[GradeLevel] = Field(default_factory=_default_levels)
-    """Consecutive integer grades starting at 0, lowest first."""
+    """The named grades: consecutive integers starting at 0, lowest first."""
     relevance_threshold: int = 1
     """Binary metrics (P, R, RR, AP, ...) count a document relevant when its grade is >= this."""
+    top: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The highest grade, when it lies above the last named level (the grades between are named
+    `grade G`): a scale of a qrels file's grades up to 2^31 - 1 holds no object per grade. Left
+    out of the JSON when not given."""
 
     @model_validator(mode="after")
     def _check(self) -> GradeScale:
         grades = [level.grade for level in self.levels]
-        if len(grades) < 2 or grades != list(range(len(grades))):
+        if not grades or grades != list(range(len(grades))) or (len(grades) < 2 and self.top is None):
             raise ValueError("grade levels must be the consecutive integers 0, 1, ..., n (n >= 1)")
-        if not 1 <= self.relevance_threshold <= grades[-1]:
-            raise ValueError(f"relevance_threshold must lie in 1..{grades[-1]}")
+        if self.top is not None and not grades[-1] < self.top <= GRADE_TOP:
+            raise ValueError(f"top must lie above the named levels, up to {GRADE_TOP}")
+        if not 1 <= self.relevance_threshold <= self.max_grade:
+            raise ValueError(f"relevance_threshold must lie in 1..{self.max_grade}")
         return self
 
     @classmethod
     def from_max(cls, max_grade: int, relevance_threshold: int = 1) -> GradeScale:
-        """A scale 0..max_grade; levels are named by their number unless it is the 0-3 default."""
+        """A scale 0..max_grade; levels are named by their number unless it is the 0-3 default.
+        Above `STORE_MAX_GRADE` only grade 0 is a named level (`top` holds the rest)."""
         if max_grade == 3:
             return cls(relevance_threshold=relevance_threshold)
-        names = {0: "irrelevant"}
-        levels = [GradeLevel(grade=g, name=names.get(g, f"grade {g}")) for g in range(max_grade + 1)]
+        if max_grade > STORE_MAX_GRADE:
+            return cls(levels=[GradeLevel(grade=0, name=_grade_name(0))], top=max_grade,
+                       relevance_threshold=relevance_threshold)  # fmt: skip
+        levels = [GradeLevel(grade=g, name=_grade_name(g)) for g in range(max_grade + 1)]
         return cls(levels=levels, relevance_threshold=relevance_threshold)
+
+    def every_level(self) -> list[GradeLevel]:
+        """One level per grade 0..max_grade, the unnamed ones named `grade G` (a store's scale:
+        at most `STORE_MAX_GRADE` + 1 of them; a larger scale is refused here)."""
+        if self.max_grade > STORE_MAX_GRADE:
+            raise ValueError(f"a scale up to {self.max_grade} has too many grades to list")
+        named = len(self.levels)
+        return [*self.levels, *(GradeLevel(grade=g, name=_grade_name(g)) for g in range(named, self.max_grade + 1))]
 
     @property
     def max_grade(self) -> int:
-        return self.levels[-1].grade
+        return self.top if self.top is not None else self.levels[-1].grade
 
     def name_of(self, grade: int) -> str:
-        return self.levels[grade].name if 0 <= grade <= self.max_grade else str(grade)
+        if 0 <= grade < len(self.levels):
+            return self.levels[grade].name
+        return _grade_name(grade) if 0 <= grade <= self.max_grade else str(grade)
 
     def refuse_above(self, grade: int | None, *, path: str | None = None, line: int | None = None) -> None:
         """The one check of a grade against the scale's top, for every judgment, import and record:

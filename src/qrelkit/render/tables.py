@@ -26,7 +26,7 @@ from .styles import column, data, number, percent
 
 def status_table(st: StoreStatus, scale: GradeScale) -> RenderableType:
     """Counts per stratum: queries, labels per grade, skipped, unlabeled pool."""
-    grades = [str(level.grade) for level in scale.levels]
+    grades = [str(level.grade) for level in scale.every_level()]
     head = Text.assemble(
         data(st.name, "bold"), f": {st.queries} queries, {st.documents} documents, {st.judgment_events} judgment events"
     )

@@ -7,7 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from ..models import GoldenSetInfo, GradeScale, LabelPolicy, ScoringProfile, StoreStatus, Stratum, weight_shares
+from ..models import (
+    DEFINITION_MAX,
+    LEVEL_NAME_MAX,
+    GoldenSetInfo,
+    GradeLevel,
+    GradeScale,
+    LabelPolicy,
+    ScoringProfile,
+    StoreStatus,
+    Stratum,
+    weight_shares,
+)
 from ..scoring.measures import refuse_above_scale
 from ..scoring.names import parse_measures
 from ..storage import Store
@@ -32,16 +43,22 @@ def init(
     max_grade: int | None = None,
     threshold: int | None = None,
     label_policy: LabelPolicy | None = None,
+    levels: Sequence[str] = (),
 ) -> Initialized:
-    """Name the golden set, set its grade scale 0..max_grade (relevant at >= threshold) and its
-    label policy. Only what is given changes; a new store (made just now, or still blank) gets
-    every setting written, the defaults (golden, 0..3, relevant at >= 1, median) for those not
-    given. `changed` lists what changed, as "setting: old -> new"."""
+    """Name the golden set, set its grade scale 0..max_grade (relevant at >= threshold), its
+    levels' names and definitions (`levels`: "G=NAME" or "G=NAME: DEFINITION", see `parse_level`)
+    and its label policy. Only what is given changes; a new store (made just now, or still blank)
+    gets every setting written, the defaults (golden, 0..3, relevant at >= 1, median) for those not
+    given. A new --max-grade names the levels afresh (`GradeScale.from_max`) but for those
+    `levels` names. `changed` lists what changed, as "setting: old -> new"."""
     new = store.created or store.is_blank()
     if new:
         name, max_grade, threshold = name or "golden", max_grade or 3, threshold or 1
         label_policy = label_policy or "median"
-    changed = _configure(store, name=name, max_grade=max_grade, threshold=threshold, label_policy=label_policy)
+    named = [parse_level(text) for text in levels]
+    with store.transaction():  # a level that cannot be named leaves the scale as it was
+        changed = _configure(store, name=name, max_grade=max_grade, threshold=threshold, label_policy=label_policy)
+        changed += _name_levels(store, named)
     now = store.settings
     return Initialized(new, changed, now.name, now.scale, now.label_policy)
 
@@ -74,8 +91,53 @@ def _configure(
         changed.append(f"relevant at: >= {old_scale.relevance_threshold} -> >= {at}")
     if label_policy is not None and label_policy != settings.label_policy:
         changed.append(f"label policy: {settings.label_policy} -> {label_policy}")
-    rescale = max_grade is not None or threshold is not None
-    settings.configure(name=name, scale=GradeScale.from_max(top, at) if rescale else None, label_policy=label_policy)
+    scale = None
+    if top != old_scale.max_grade:
+        scale = GradeScale.from_max(top, at)
+    elif at != old_scale.relevance_threshold:
+        scale = GradeScale(levels=old_scale.levels, top=old_scale.top, relevance_threshold=at)
+    settings.configure(name=name, scale=scale, label_policy=label_policy)
+    return changed
+
+
+def parse_level(text: str) -> GradeLevel:
+    """An --level value: `G=NAME` names grade G; `G=NAME: DEFINITION` gives its definition too
+    (the rubric assessors read on `G`)."""
+    grade, sep, rest = text.partition("=")
+    name, colon, definition = rest.partition(":")
+    hint = "give --level G=NAME or --level 'G=NAME: what earns the grade', e.g. --level '2=relevant: answers it'"
+    if not sep or not grade.strip().isdigit():
+        raise UsageError(f"--level {text!r} does not start with a grade and '='", hint)
+    try:
+        return GradeLevel(grade=int(grade), name=name.strip(), definition=definition.strip() if colon else None)
+    except ValueError:
+        raise UsageError(
+            f"--level {text!r}: a name has 1 to {LEVEL_NAME_MAX} characters, a definition up to "
+            f"{DEFINITION_MAX}, neither a control character",
+            hint,
+        ) from None
+
+
+def _name_levels(store: Store, named: Sequence[GradeLevel]) -> list[str]:
+    """Give the levels `named` their names and definitions; what changed."""
+    if not named:
+        return []
+    scale = store.settings.scale
+    levels = {level.grade: level for level in scale.every_level()}
+    changed = []
+    for level in named:
+        if level.grade not in levels:
+            raise UsageError(
+                f"--level {level.grade}: the scale's grades are 0..{scale.max_grade}",
+                "name a grade of the scale, or widen it with --max-grade",
+            )
+        old = levels[level.grade]
+        if old != level:
+            changed.append(f"level {level.grade}: {old.name} -> {level.name}")
+        levels[level.grade] = level
+    store.settings.configure(
+        scale=GradeScale(levels=list(levels.values()), relevance_threshold=scale.relevance_threshold)
+    )
     return changed
 
 

@@ -154,7 +154,7 @@ def _scale(top: int, level: int, *, levels: GradeScale | None = None) -> GradeSc
             "give a relevance level between 1 and the top grade (--max-grade)",
         )
     if levels is not None:
-        return GradeScale(levels=levels.levels, relevance_threshold=level)
+        return GradeScale(levels=levels.levels, top=levels.top, relevance_threshold=level)
     return GradeScale.from_max(top, level)
 
 

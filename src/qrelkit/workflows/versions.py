@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
-from ..models import Label, Manifest, is_identifier
+from ..models import STORE_MAX_GRADE, Label, Manifest, is_identifier
 from ..storage import Store
 from .outputs import refuse_inside_version
 
@@ -87,6 +87,12 @@ def _holds(store: Store, snap: versioning.Snapshot) -> bool:
 def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
     snap = versioning.read(folder, check=check)
     manifest = versioning.read_manifest(folder)
+    if snap.info.scale.max_grade > STORE_MAX_GRADE:
+        raise VersionError(
+            f"{folder / 'manifest.json'}: its scale reaches grade {snap.info.scale.max_grade}; a store's scale "
+            f"ends at {STORE_MAX_GRADE} at most",
+            f"score runs against it as it is: qrelkit score RUN --golden {folder}",
+        )
     with store.transaction():
         counts = store.reads.table_counts()
         held = {t: counts[t] for t in ("queries", "documents", "judgments", "pool") if counts[t]}

@@ -68,16 +68,21 @@ def notes(doc_id: str, found: Sequence[PairNote]) -> ReadingScreen:
 
 
 def grades(scale: GradeScale) -> ReadingScreen:
-    """Each grade's key and name, and which grades binary metrics count as relevant (the scale
-    names its grades; it carries no longer definitions)."""
+    """Each grade's key, name and definition (the rubric, when the scale has one), and which grades
+    binary metrics count as relevant."""
     body = Text()
-    width = max(data(level.name).cell_len for level in scale.levels)
-    for level in scale.levels:
+    levels = scale.every_level()
+    width = max(data(level.name).cell_len for level in levels)
+    for level in levels:
         relevant = level.grade >= scale.relevance_threshold
         body.append(f"{level.grade:>3}  ", style="bold")
         body.append_text(data(level.name, "bold" if relevant else ""))
         body.append(" " * (width - data(level.name).cell_len))
         body.append("   counts as relevant\n" if relevant else "   not relevant\n", style="dim")
+        if level.definition:
+            body.append("     ")
+            body.append_text(data(level.definition, "italic"))
+            body.append("\n")
     body.append(
         f"\nBinary metrics (P, R, RR, AP, ...) count grade {scale.relevance_threshold} and above as relevant."
         "\ns: skip when unsure (recorded, neither relevant nor irrelevant).",

@@ -28,7 +28,7 @@ def key_text(keys: Keys) -> Text:
 
 def grade_keys(scale: GradeScale) -> list[tuple[str, str]]:
     """One key per grade of the scale, named as the scale names it."""
-    return [(str(level.grade), level.name) for level in scale.levels]
+    return [(str(level.grade), level.name) for level in scale.every_level()]
 
 
 class ScaleBar(Static):
