@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str] | None]] = {
     "memory": ("bench_memory", [], ["--lines", "200000", "--repeat", "1"]),
     "import": ("bench_import", [], ["--lines", "300000", "--repeat", "1"]),
     "counts": ("bench_counts", [], ["--queries", "1000", "--repeat", "2"]),
+    "startup": ("bench_startup", [], ["--repeat", "5"]),
     "tui": ("bench_tui", [], None),  # builds a 1,000,000-event store: reference size only
 }
 

@@ -20,21 +20,27 @@ packages and modules, one layer each, lowest first (README.md, "Architecture"):
 from typing import TYPE_CHECKING
 
 from .errors import QrelkitError
-from .models import Document, GradeScale, Judgment, JudgmentState, Label, Query, Stratum
 
-if TYPE_CHECKING:  # for type checkers only: at run time `evaluate` is loaded on first use, below
+if TYPE_CHECKING:  # for type checkers only: at run time these load on first use, below
+    from .models import Document, GradeScale, Judgment, JudgmentState, Label, Query, Stratum
     from .scoring import evaluate
 
 __version__ = "0.1.0"
 
+_MODELS = frozenset({"Document", "GradeScale", "Judgment", "JudgmentState", "Label", "Query", "Stratum"})
+
 
 def __getattr__(name: str) -> object:
-    # `qrelkit.evaluate` without importing numpy for every `import qrelkit` (the CLI and TUI
-    # start faster when they do not score).
+    # `qrelkit.evaluate` and the models without importing numpy or pydantic for every `import
+    # qrelkit`: `qrelkit --version` and `--help` import neither (tests/test_startup.py).
     if name == "evaluate":
         from .scoring import evaluate
 
         return evaluate
+    if name in _MODELS:
+        from . import models
+
+        return getattr(models, name)
     raise AttributeError(name)
 
 

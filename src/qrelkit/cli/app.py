@@ -5,7 +5,7 @@ commands of every module of this package (plus `judge`, which the terminal UI re
 from __future__ import annotations
 
 import signal
-import sqlite3
+import sys
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -14,7 +14,6 @@ import click
 
 from .. import __version__
 from ..errors import InternalError, QrelkitError
-from ._common import err, print_error, progress_bar
 
 COMMANDS = {
     "init": "setup",
@@ -46,6 +45,39 @@ COMMANDS = {
 imported only when one of its commands runs, so every command starts without the others'
 imports (`tests/test_cli.py` holds this table equal to the modules)."""
 
+SUMMARIES = {
+    "agreement": "Agreement between assessors (kappa, alpha) on shared pairs.",
+    "assign": "Have several assessors judge the same sampled pairs.",
+    "compare": "Compare two runs, or a leaderboard, with paired tests.",
+    "demo": "Load the bundled pydocs golden set and report on it.",
+    "diff": "What changed between two frozen versions.",
+    "docs": "The documents: list, show, remove.",
+    "export": "Export the labels (qrels) or the judgment log.",
+    "freeze": "Freeze the store as a content-hashed version folder.",
+    "import": "Import queries, documents, qrels, judgments, BEIR, a version.",
+    "init": "Create the store, or change its name, scale and policy.",
+    "judge": "Judge documents in the terminal UI.",
+    "policy": "Show or set how disagreeing votes resolve.",
+    "pool": "Pool the unlabeled documents in runs' top K.",
+    "profiles": "Scoring profiles: a consumer's metrics and strata.",
+    "queries": "The queries: list, show, remove.",
+    "queue": "The pooled pairs in judging order.",
+    "removals": "What `remove` commands took out: when, by whom, what.",
+    "reports": "Reports kept by `score --save` and `compare --save`.",
+    "schemas": "JSON Schemas of qrelkit's files.",
+    "score": "Score runs, with coverage and bounds per number.",
+    "sensitivity": "How sensitive each metric is on this golden set.",
+    "serve": "Serve the judging UI to browsers, behind tokens.",
+    "status": "Counts of queries, documents and labels per stratum.",
+    "strata": "Query strata and their traffic weights.",
+    "verify": "Check a frozen version against its manifest.",
+}
+"""Command -> the line `qrelkit --help` lists it with (also its `short_help`): the list is written
+without importing a command's module, so `--help` starts as fast as `--version`."""
+PLUGINS = frozenset({"judge"})
+"""The `qrelkit.commands` entry points of qrelkit itself (another package's plug-in runs when
+named, and is not listed)."""
+
 
 class QrelkitGroup(click.Group):
     """A click group that turns `QrelkitError` and click's usage errors into a one-line message and
@@ -57,7 +89,7 @@ class QrelkitGroup(click.Group):
         return {ep.name: ep for ep in entry_points(group="qrelkit.commands")}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *COMMANDS, *self._plugins()})
+        return sorted({*super().list_commands(ctx), *COMMANDS, *PLUGINS})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = super().get_command(ctx, cmd_name)
@@ -66,7 +98,16 @@ class QrelkitGroup(click.Group):
         if cmd_name in COMMANDS:
             return command(cmd_name)
         plugin = self._plugins().get(cmd_name)
-        return plugin.load() if plugin is not None else None
+        if plugin is None:
+            return None
+        loaded: click.Command = plugin.load()
+        loaded.short_help = SUMMARIES.get(cmd_name, loaded.short_help)
+        return loaded
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from `SUMMARIES`, no module imported."""
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)])
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
@@ -77,6 +118,8 @@ class QrelkitGroup(click.Group):
             raise refused(exc, info_name or "qrelkit") from None
 
     def invoke(self, ctx: click.Context) -> Any:
+        from ._common import err, print_error, progress_bar  # rich loads once a command runs
+
         try:
             with progress_bar():
                 return super().invoke(ctx)
@@ -88,7 +131,7 @@ class QrelkitGroup(click.Group):
         except QrelkitError as exc:
             print_error(exc)
             ctx.exit(2)
-        except sqlite3.DatabaseError as exc:  # met while iterating rows (the store names the others)
+        except _store_error() as exc:  # met while iterating rows (the store names the others)
             print_error(
                 QrelkitError(
                     f"the store failed while reading ({exc})",
@@ -111,6 +154,16 @@ class QrelkitGroup(click.Group):
             ctx.exit(130)
 
 
+class _NoStore(Exception):
+    """Raised by nothing: what `except` names while sqlite3 is not loaded."""
+
+
+def _store_error() -> type[Exception]:
+    """sqlite3's DatabaseError once a command has loaded sqlite3 (else nothing can raise it)."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return sqlite3.DatabaseError if sqlite3 is not None else _NoStore
+
+
 def refused(exc: click.ClickException, command_path: str = "qrelkit") -> click.ClickException | click.exceptions.Exit:
     """Click's own error (a usage error, a bad value) printed as one line, `error: ... (hint:
     ...)`, through `print_error`: the message quotes the user's arguments, which must not drive
@@ -118,6 +171,8 @@ def refused(exc: click.ClickException, command_path: str = "qrelkit") -> click.C
     itself when it is the help a group prints when run without a command."""
     if isinstance(exc, click.exceptions.NoArgsIsHelpError):
         return exc
+    from ._common import print_error
+
     hint = None
     if isinstance(exc, click.UsageError):
         hint = f"see `{exc.ctx.command_path if exc.ctx is not None else command_path} --help`"
@@ -140,6 +195,7 @@ def command(name: str) -> click.Command:
 
     module = import_module(f".{COMMANDS[name]}", __package__)
     found: dict[str, click.Command] = {c.name or "": c for c in module.COMMANDS}
+    found[name].short_help = SUMMARIES[name]
     return found[name]
 
 

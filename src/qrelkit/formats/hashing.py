@@ -8,12 +8,14 @@ import errno
 import hashlib
 import os
 import stat
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..errors import InputError
 from .paths import PathLike, display
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 
 class HashedPath(os.PathLike[str]):
@@ -85,6 +87,8 @@ class _Digest:
             self._hash.update(data)
             return
         if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # only for large inputs: it loads logging
+
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sha256")
         while len(self._waiting) >= self.AHEAD:
             self._waiting.popleft().result()

@@ -33,13 +33,15 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Literal, NamedTuple
+from typing import IO, TYPE_CHECKING, Literal, NamedTuple
 
 from ..errors import InputError
-from ..models import Label
 from .ids import check_id, refuse_repeat
 from .paths import PathLike, display
 from .reading import read_lines
+
+if TYPE_CHECKING:
+    from ..models import Label
 
 QRELS_HINT = (
     "qrels lines are 'QUERY_ID ITERATION DOC_ID GRADE' with an integer grade "

@@ -8,19 +8,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import versioning
 from ..errors import UsageError
 from ..formats import as_text
 from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
 from ..scoring.measures import DEFAULT_METRICS, refuse_above_scale
 from ..scoring.names import canonical_names, parse_measures, reference_names
-from ..storage import Store
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
     from ..formats.columns import Columns
+    from ..storage import Store
 
 
 @dataclass(frozen=True)
@@ -45,6 +44,7 @@ class ScoringSource:
     @classmethod
     def from_store(cls, store: Store, version: str | None = None) -> ScoringSource:
         """The store's current labels (its working copy, or `version` when it was loaded from one)."""
+        from .. import versioning  # loaded only when scoring the store or a version
         from ..formats.columns import Columns
 
         with store.read_transaction():
@@ -71,6 +71,8 @@ class ScoringSource:
     @classmethod
     def from_version(cls, folder: Path, *, check: bool = True) -> ScoringSource:
         """A frozen version's labels; with `check`, an altered version is refused."""
+        from .. import versioning
+
         version = versioning.read_labels(folder, check=check, memo=checked_versions())
         manifest = version.manifest
         return cls(

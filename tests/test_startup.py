@@ -1,0 +1,68 @@
+"""What a command imports (issue 31): `--version` and `--help` load neither pydantic, rich, numpy nor
+sqlite3 (the command list comes from `cli.app.SUMMARIES`, no command module imported); scoring a
+run against a qrels file loads no store, no version code, no terminal UI and no pyarrow for a small
+file. Asserted as the modules a fresh process holds, not as a wall time (benchmarks/bench_startup.py
+times them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from qrelkit.cli import app
+
+HEAVY = ("pydantic", "rich", "numpy", "sqlite3", "textual", "pyarrow", "importlib.metadata")
+
+
+def _modules(*args: str, cwd: Path | None = None) -> list[str]:
+    """The modules a fresh `qrelkit ARGS` process holds when it ends."""
+    code = (
+        "import json, sys\nsys.argv = ['qrelkit', *sys.argv[1:]]\nfrom qrelkit.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint('MODULES', json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("MODULES "))
+    return list(json.loads(line.removeprefix("MODULES ")))
+
+
+def _loaded(modules: list[str], name: str) -> bool:
+    return any(m == name or m.startswith(name + ".") for m in modules)
+
+
+@pytest.mark.parametrize("args", [("--version",), ("--help",), ()], ids=["--version", "--help", "no command"])
+def test_version_and_help_load_nothing_heavy(args: tuple[str, ...]) -> None:
+    modules = _modules(*args)
+    assert [h for h in HEAVY if _loaded(modules, h)] == []
+    ours = sorted(m for m in modules if m.startswith("qrelkit"))
+    assert ours == ["qrelkit", "qrelkit.cli", "qrelkit.cli.app", "qrelkit.errors"]
+
+
+def test_scoring_a_small_qrels_file_loads_no_store_version_or_ui(tmp_path: Path) -> None:
+    (tmp_path / "q.txt").write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(10)))
+    (tmp_path / "r.txt").write_text("".join(f"q{i} Q0 d{i} 1 1.0 r\n" for i in range(10)))
+    modules = _modules("score", "r.txt", "--qrels", "q.txt", cwd=tmp_path)
+    assert _loaded(modules, "qrelkit.scoring")  # it did score
+    for name in ("sqlite3", "textual", "pyarrow", "qrelkit.storage", "qrelkit.versioning", "qrelkit.tui"):
+        assert not _loaded(modules, name), name
+
+
+def test_every_command_has_its_summary_and_the_list_is_what_click_would_print() -> None:
+    """`SUMMARIES` holds one line per command (and becomes its short help), so `qrelkit --help`
+    prints exactly what click prints after importing every command."""
+    names = app.cli.list_commands(click_context())
+    assert set(app.SUMMARIES) == set(names) == {*app.COMMANDS, *app.PLUGINS}
+    for name in names:
+        command = app.cli.get_command(click_context(), name)
+        assert command is not None and command.get_short_help_str(200) == app.SUMMARIES[name], name
+    fast = CliRunner().invoke(app.cli, ["--help"], terminal_width=100).output
+    listed = [line.split()[0] for line in fast.split("Commands:")[1].splitlines() if line.strip()]
+    assert listed == names
+
+
+def click_context() -> app.click.Context:
+    return app.click.Context(app.cli)
