@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -64,5 +65,5 @@ def test_every_command_has_its_summary_and_the_list_is_what_click_would_print() 
     assert listed == names
 
 
-def click_context() -> app.click.Context:
-    return app.click.Context(app.cli)
+def click_context() -> click.Context:
+    return click.Context(app.cli)

@@ -1,7 +1,8 @@
 """qrelkit: golden-set management, judging and coverage-aware scoring for retrieval evaluation.
 
-From Python: `qrelkit.evaluate` (loaded on first use) and the models re-exported here. The
-packages and modules, one layer each, lowest first (README.md, "Architecture"):
+From Python: `qrelkit.evaluate`, `qrelkit.load` (a golden set's data frames) and the models
+re-exported here, each loaded on first use. The packages and modules, one layer each, lowest first
+(README.md, "Architecture"):
 
     errors.py      QrelkitError(message, hint) and its kinds
     models/        the vocabulary: pydantic models, no IO
@@ -24,6 +25,7 @@ from .errors import QrelkitError
 if TYPE_CHECKING:  # for type checkers only: at run time these load on first use, below
     from .models import Document, GradeScale, Judgment, JudgmentState, Label, Query, Stratum
     from .scoring import evaluate
+    from .workflows.frames import load
 
 __version__ = "0.1.0"
 
@@ -37,6 +39,10 @@ def __getattr__(name: str) -> object:
         from .scoring import evaluate
 
         return evaluate
+    if name == "load":
+        from .workflows.frames import load
+
+        return load
     if name in _MODELS:
         from . import models
 
@@ -55,4 +61,5 @@ __all__ = [
     "Stratum",
     "__version__",
     "evaluate",
+    "load",
 ]

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +15,7 @@ import numpy.typing as npt
 from .. import progress
 from ..errors import ScoringError
 from ..formats.columns import Columns, hash_docs
+from ..formats.records import FrameLike
 from ..models import (
     DEFAULT_STRATUM,
     Fingerprint,
@@ -29,8 +31,8 @@ from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure
 from .names import parse_measure, parse_measures
 
-QrelsLike = Mapping[str, Mapping[str, int]] | Iterable[Label]
-RunLike = Mapping[str, Mapping[str, float]] | Iterable[tuple[str, str, float]]
+QrelsLike = Mapping[str, Mapping[str, int]] | Iterable[Label] | FrameLike
+RunLike = Mapping[str, Mapping[str, float]] | Iterable[tuple[str, str, float]] | FrameLike
 MetricsLike = str | Sequence[str | Measure]
 """Measure names (`"nDCG@10,AP"`), or a sequence of names and `Measure` objects."""
 
@@ -67,6 +69,30 @@ class Evaluation:
             q: {m.name: float(self.scores[m.name].value[i]) for m in self.measures}
             for i, q in enumerate(self.query_ids)
         }
+
+    def to_frame(self, names: str = "ir_measures") -> Any:
+        """Per-query values as a pandas data frame, one row per (query, measure): the query id
+        (`query_id`, or `qid` with `names="pyterrier"`), its stratum, `measure`, `value`, the judged
+        `coverage` and the bounds `low`/`high` over every labeling of its unlabeled documents (NaN
+        when not computed), and whether the value is `exact` (nothing unlabeled could change it)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ScoringError("data frames need pandas, which is not installed", "pip install pandas") from None
+        if names not in ("ir_measures", "pyterrier"):
+            raise ScoringError(f"unknown column names {names!r}", "give names='ir_measures' or names='pyterrier'")
+        n, m = len(self.query_ids), len(self.measures)
+        cols = {
+            "query_id" if names == "ir_measures" else "qid": pd.Series(self.query_ids * m, dtype="string"),
+            "stratum": pd.Series(self.query_strata * m, dtype="string"),
+            "measure": pd.Series([x.name for x in self.measures for _ in range(n)], dtype="string"),
+        }
+        for column, attr in (("value", "value"), ("coverage", "coverage"), ("low", "low"), ("high", "high")):
+            parts = [np.asarray(getattr(self.scores[x.name], attr), dtype=np.float64) for x in self.measures]
+            cols[column] = pd.Series(np.concatenate(parts) if parts else np.zeros(0), dtype="float64")
+        exact = [np.asarray(self.scores[x.name].exact, dtype=bool) for x in self.measures]
+        cols["exact"] = pd.Series(np.concatenate(exact) if exact else np.zeros(0, dtype=bool), dtype="bool")
+        return pd.DataFrame(cols)
 
     def means(self) -> dict[str, float]:
         """Each measure's macro mean (geometric for the gm_* families, `MeasureSpec.aggregate`); NaN over
