@@ -1,4 +1,4 @@
-"""Standard input and pipes are copied once to a temporary file for the readers; that copy is
+"""Standard input and pipes are copied to a temporary file as the readers read them; that copy is
 bounded: a device is refused (`/dev/zero` was copied until the disk was full: 74 GB), a line
 longer than any reader takes stops it, so does a disk that would keep less than the reserve, and
 the copy is removed when it stops."""
@@ -48,5 +48,54 @@ def test_a_copy_that_would_fill_the_disk_stops_and_is_removed(monkeypatch: pytes
     monkeypatch.setattr(spool, "SPOOL_RESERVE", 1 << 62)  # no disk has that much free
     lines = io.BytesIO(b"q1 Q0 d 1 1.0 r\n" * 1000)
     with pytest.raises(InputError, match="larger than the space left"):
-        spool.spool(lines)
+        spool.spool(lines).complete()
     assert _copies() == before
+
+
+class _Endless(io.RawIOBase):
+    """`yes 'q1 Q0 d1 1 1.0 r'`: never ends; counts what was taken from it."""
+
+    LINE = b"q1 Q0 d1 1 1.0 r\n"
+
+    def __init__(self) -> None:
+        self.taken = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        n = len(buffer) - len(buffer) % len(self.LINE) or len(buffer)
+        buffer[:n] = _yes(n)
+        self.taken += n
+        return n
+
+
+def _yes(n: int) -> bytes:
+    """The first `n` bytes of the endless input."""
+    return (_Endless.LINE * (n // len(_Endless.LINE) + 1))[:n]
+
+
+def test_the_copy_grows_only_as_far_as_its_readers_read() -> None:
+    """Each reader reads the copy at its own place; the stream is read no further than the
+    furthest reader, one chunk at a time: an endless input is never copied whole."""
+    source = _Endless()
+    copy = spool.spool(io.BufferedReader(source, 4096))
+    with copy.open() as first, copy.open() as second:
+        assert first.readline() == _Endless.LINE
+        assert 0 < copy.size <= spool.CHUNK and source.taken <= spool.CHUNK + 4096
+        assert second.read(3 * spool.CHUNK) == _yes(3 * spool.CHUNK)
+        assert copy.size <= 4 * spool.CHUNK
+        assert first.readline() == _Endless.LINE  # the first reader's place is its own
+    assert copy.path.read_bytes() == _yes(copy.size)
+    copy.release()
+    assert not copy.path.exists() and copy.path.name not in _copies()
+
+
+def test_a_reader_that_needs_the_whole_input_completes_the_copy() -> None:
+    data = b"q1 Q0 d1 1 1.0 r\n" * 100_000
+    copy = spool.spool(io.BufferedReader(io.BytesIO(data)))
+    with copy.open() as reader:
+        assert reader.readline() == data[:17] and copy.size < len(data)
+        assert reader.seek(0, io.SEEK_END) == len(data)  # seeking from the end copies it all first
+    assert copy.complete().read_bytes() == data
+    copy.release()

@@ -1,7 +1,8 @@
 """Every size threshold of a fast path, and the hook that lowers them all for a test.
 
 qrelkit's fast paths change behaviour at sizes: files are read in blocks, large files go to pyarrow's
-tokeniser, rows are cut and hashed in chunks, the exact reader builds columns in blocks, the join's
+tokeniser, rows are cut and hashed in chunks, the exact reader builds columns in blocks (small ones
+first), standard input is copied a chunk at a time as it is read, the join's
 prefilter bitmap has a fixed number of slots, the kernels work over blocks of cells, grades above
 a bound are coded by value, and `import qrels` goes through the columnar parser a block at a time and
 rebuilds the log's indexes past a size. A test with small files would never cross one of them, so
@@ -17,7 +18,7 @@ import contextlib
 from collections.abc import Iterator
 from unittest import mock
 
-from qrelkit.formats import _arrow, columns, exact_columns, runs
+from qrelkit.formats import _arrow, columns, exact_columns, runs, spool
 from qrelkit.scoring import arrays, join_check, kernels
 from qrelkit.storage import imports
 from qrelkit.workflows import importing
@@ -27,6 +28,8 @@ THRESHOLDS: list[tuple[object, str, int]] = [
     (columns, "CHUNK", 3),  # rows cut and hashed per step
     (_arrow, "LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader (either tokeniser)
     (exact_columns, "CHUNK_ROWS", 2),  # rows per block of the exact reader's columns
+    (exact_columns, "FIRST_ROWS", 1),  # rows in its first block (then doubling up to CHUNK_ROWS)
+    (spool, "CHUNK", 5),  # bytes a copy of standard input or a pipe takes from it at a time
     (join_check, "_BITS", 3),  # 8 prefilter slots: nearly every run row is a candidate
     (kernels, "BLOCK_CELLS", 8),  # cells per kernel block: a few queries per block
     (arrays, "DENSE_GRADES", 1),  # grades above 1 coded by value

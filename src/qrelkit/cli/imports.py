@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..formats.paths import display
 from ..models import DEFAULT_STRATUM
 from ..render.styles import data
 from ..workflows import importing, versions
@@ -13,8 +14,8 @@ from ._common import open_store, say
 
 
 def _source(file: Path) -> str:
-    """How a message names the file read (`-`: standard input)."""
-    return "standard input" if str(file) == "-" else str(file)
+    """How a message names the file read (`-`: `<stdin>`, as the errors name it)."""
+    return display(file)
 
 
 @click.group("import")

@@ -18,7 +18,8 @@ the file and line; writers go through `atomic_write`.
     schemas        the JSON Schemas of qrelkit's files, generated from the models
     paths          how a file is named: a path, `-` for standard input, a name as text
     ids            the one id rule of every reader; a repeated (query, document) pair refused
-    spool          standard input and pipes read once into a temporary copy
+    spool          standard input and pipes copied to a temporary file as they are read
+    seen           the pair hashes seen so far, to find a repeat at the block that repeats it
     hashing        reads that hash what they read; version files that must be regular files
     reading        lines, blocks and whole files, `.gz`, progress
     jsonsafe       JSON without a repeated key or a number too long to convert

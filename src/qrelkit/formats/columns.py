@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from . import _arrow
 from .ids import MAX_ID_LENGTH
+from .seen import SeenKeys
 from .trec import (
     GRADE_MAX,
     GRADE_MIN,
@@ -346,14 +347,20 @@ def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
 
 
 def trec_columns(
-    data: bytes | Iterable[bytes], kind: str, *, large: bool = False, run_format: RunFormat = "auto"
+    data: bytes | Iterable[bytes],
+    kind: str,
+    *,
+    large: bool = False,
+    run_format: RunFormat = "auto",
+    endless: bool = False,
 ) -> Parsed | None:
     """Columns of a TREC run (`kind="run"`: 6 or more fields, or 3 or 4, as `trec.read_run` reads
     them, `run_format` saying which) or qrels (`kind="qrels"`: 4 fields, or 3 after a header row),
     from the whole text or from blocks of whole lines (`formats.read_blocks`); None when anything
     is irregular (every line must have as many fields as the first). `large` (a file of
     `COMPILED_FROM` bytes or more, or of unknown size) tokenises with pyarrow where it is
-    installed: the same arrays, faster."""
+    installed: the same arrays, faster. `endless` (standard input, a pipe: it may never end)
+    looks for a repeated pair block by block, and gives up at the first block that has one."""
     blocks = iter([data] if isinstance(data, bytes) else data)
     head = next(blocks, b"")
     if head.startswith(b"\xef\xbb\xbf"):
@@ -364,11 +371,12 @@ def trec_columns(
     layout, start = first
     if large and _arrow.available():  # pyarrow's import (0.06 s, 50 MiB) pays for itself on large files
         layout = dataclasses.replace(layout, compiled=True)
-    return _gather(itertools.chain([head[start:]], blocks), kind, layout)
+    return _gather(itertools.chain([head[start:]], blocks), kind, layout, SeenKeys() if endless else None)
 
 
-def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | None:
-    """Parse the blocks (two at a time) and join them; None if any block gives up."""
+def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys | None) -> Parsed | None:
+    """Parse the blocks (two at a time) and join them; None if any block gives up (or, with
+    `seen`, holds a pair hash an earlier block or row has)."""
     parsed: list[_Block] = []
     # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
@@ -378,24 +386,19 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
                 pending.append(pool.submit(_parse_block, block, kind, layout))
             if len(pending) > 2 * WORKERS:  # keep only a few blocks in flight (bounded memory)
                 part = pending.pop(0).result()
-                if part is None:
+                if not _fresh(part, seen):
                     return None
-                parsed.append(part)
+                parsed.append(cast(_Block, part))
         for future in pending:
             part = future.result()
-            if part is None:
+            if not _fresh(part, seen):
                 return None
-            parsed.append(part)
+            parsed.append(cast(_Block, part))
     if not parsed:
         return None
     doc_hash = np.concatenate([p.doc_hash for p in parsed])
-    pair = np.concatenate([p.query_hash for p in parsed])
-    pair *= _PAIR_MIX
-    pair += doc_hash
-    pair.sort()
-    if len(pair) > 1 and (pair[1:] == pair[:-1]).any():
+    if seen is None and _repeats(doc_hash, [p.query_hash for p in parsed]):
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
-    del pair
     columns = Columns(
         query=_concat([p.query for p in parsed]),
         doc=_concat([p.doc for p in parsed]),
@@ -410,6 +413,20 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Parsed | Non
         if ranks:
             columns = dataclasses.replace(columns, value=-columns.value)
     return Parsed(columns, doc_hash, ranks)
+
+
+def _fresh(part: _Block | None, seen: SeenKeys | None) -> bool:
+    """A parsed block, none of whose pair hashes (with `seen`) an earlier block or row has."""
+    return part is not None and (seen is None or not len(seen.add(part.doc_hash + part.query_hash * _PAIR_MIX)))
+
+
+def _repeats(doc_hash: npt.NDArray[np.uint64], query_hash: list[npt.NDArray[np.uint64]]) -> bool:
+    """Two rows with the same pair hash (a repeated pair, or very rarely a collision)."""
+    pair = np.concatenate(query_hash)
+    pair *= _PAIR_MIX
+    pair += doc_hash
+    pair.sort()
+    return len(pair) > 1 and bool((pair[1:] == pair[:-1]).any())
 
 
 def _ranks(query: npt.NDArray[np.bytes_], value: npt.NDArray[np.float64], *, strict: bool) -> bool | None:

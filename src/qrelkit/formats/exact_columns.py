@@ -4,16 +4,19 @@ When the fast parser (`formats.columns.trec_columns`) gives up, or for JSON Line
 readers (`trec.read_run`, `jsonl.read_run`, the qrels readers) read the file line by line and
 name any bad line. `exact_columns` turns their records into `Columns` a block of `CHUNK_ROWS`
 rows at a time (no Python object per row outlives its block) and finds repeated (query, doc)
-pairs afterwards without a dict of strings: the 64-bit hash of each pair (the fast parser's
-FNV-1a of the doc plus that of the query times a constant), sorted; only rows whose hashes are
-equal are compared as strings, so a hash collision is never taken for a repeat. The error is
-the one the reader's own check gives: the first line (in file order) that repeats a pair, named
-with the pair's first line; a bad line after it is not reached, a bad line before it wins.
+pairs block by block without a dict of strings: the 64-bit hash of each pair (the fast parser's
+id hash of the doc plus that of the query times a constant), looked up among the hashes of the
+blocks before (`seen.SeenKeys`); only rows whose hashes are equal are compared as strings, so a
+hash collision is never taken for a repeat. The error is the one the reader's own check gives:
+the first line (in file order) that repeats a pair, named with the pair's first line; a bad line
+after it is not reached, a bad line before it wins. So an endless input (standard input) stops
+at the block that repeats a pair; the first blocks are small (`FIRST_ROWS`, doubling), so that
+a repeat near the start is found after a few lines, not after a whole block.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,10 +26,13 @@ import numpy.typing as npt
 from ..errors import InputError
 from .columns import Columns, hash_docs
 from .ids import refuse_repeat
+from .seen import SeenKeys
 from .trec import RUN_REPEAT_HINT
 
 CHUNK_ROWS = 100_000
 """Records converted to arrays at a time (bounds the Python objects alive at once)."""
+FIRST_ROWS = 1_000
+"""Records in the first block; each next block twice as many, up to `CHUNK_ROWS`."""
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 """The fast parser's pair key: doc hash + query hash * _MIX."""
@@ -52,10 +58,12 @@ class _Parts:
     value: list[npt.NDArray[np.float64] | npt.NDArray[np.int64]] = field(default_factory=list)
     line: list[npt.NDArray[np.int64]] = field(default_factory=list)
     key: list[npt.NDArray[np.uint64]] = field(default_factory=list)
+    seen: SeenKeys = field(default_factory=SeenKeys)
 
-    def add(self, rows: list[Record]) -> None:
+    def add(self, rows: list[Record]) -> npt.NDArray[np.uint64]:
+        """Convert `rows`; the pair hashes among them that earlier rows (or two of them) share."""
         if not rows:
-            return
+            return np.zeros(0, dtype=np.uint64)
         queries, docs, values, lines = zip(*rows, strict=True)
         query = _bytes_array([q.encode("utf-8") for q in queries])
         doc = _bytes_array([d.encode("utf-8") for d in docs])
@@ -67,6 +75,25 @@ class _Parts:
             self.value.append(np.array(values, dtype=np.float64))
         self.line.append(np.array(lines, dtype=np.int64))
         self.key.append(hash_docs(doc) + hash_docs(query) * _MIX)
+        return self.seen.add(self.key[-1])
+
+    def refuse_repeats(self, rows: list[Record], kind: str, name: str) -> None:
+        """Convert `rows`; the reader's own error when a row repeats an earlier pair."""
+        suspects = self.add(rows)
+        if not len(suspects):
+            return
+        picked = [np.flatnonzero(np.isin(key, suspects)) for key in self.key]  # rows that hash alike, in order
+        query = np.concatenate([q[at] for q, at in zip(self.query, picked, strict=True)])
+        doc = np.concatenate([d[at] for d, at in zip(self.doc, picked, strict=True)])
+        key = np.concatenate([k[at] for k, at in zip(self.key, picked, strict=True)])
+        line = np.concatenate([n[at] for n, at in zip(self.line, picked, strict=True)])
+        found = first_repeat(key, query, doc)
+        if found is None:
+            return  # hash collisions only
+        row, earlier = found
+        pair = (query[row].decode("utf-8"), doc[row].decode("utf-8"))
+        message, hint = repeat_message(kind, *pair)
+        refuse_repeat({pair: int(line[earlier])}, pair, int(line[row]), message, hint, name)
 
 
 def _bytes_array(values: list[bytes]) -> npt.NDArray[np.bytes_]:
@@ -119,30 +146,13 @@ def first_repeat(
     return int(cand[at]), int(cand[starts[at]])
 
 
-@dataclass(frozen=True)
-class _Joined:
-    columns: Columns
-    key: npt.NDArray[np.uint64]
-    line: npt.NDArray[np.int64]
-
-
-def _joined(parts: _Parts) -> _Joined:
+def _joined(parts: _Parts) -> Columns:
+    parts.key.clear()  # the repeat check's: done
+    parts.line.clear()
+    parts.seen.runs.clear()
     query, doc = _join_bytes(parts.query), _join_bytes(parts.doc)
     value = _join(parts.value, np.int64 if parts.integer else np.float64)  # type: ignore[arg-type]
-    columns = Columns(query=query, doc=doc, value=value)  # type: ignore[arg-type]
-    return _Joined(columns, _join(parts.key, np.uint64), _join(parts.line, np.int64))  # type: ignore[arg-type]
-
-
-def _refuse_repeats(joined: _Joined, kind: str, name: str) -> None:
-    """The reader's own error for the first repeated pair, if any."""
-    found = first_repeat(joined.key, joined.columns.query, joined.columns.doc)
-    if found is None:
-        return
-    row, earlier = found
-    query = joined.columns.query[row].decode("utf-8")
-    doc = joined.columns.doc[row].decode("utf-8")
-    message, hint = repeat_message(kind, query, doc)
-    refuse_repeat({(query, doc): int(joined.line[earlier])}, (query, doc), int(joined.line[row]), message, hint, name)
+    return Columns(query=query, doc=doc, value=value)  # type: ignore[arg-type]
 
 
 def exact_columns(records: Iterable[Record], kind: Literal["run", "qrels"], name: str) -> Columns:
@@ -150,20 +160,26 @@ def exact_columns(records: Iterable[Record], kind: Literal["run", "qrels"], name
     repeat check, the same as `Columns.from_rows` of them; a repeated (query, doc) pair is the
     `InputError` that check would raise, and so it is when a bad line follows it."""
     parts = _Parts(integer=kind == "qrels")
+    source = iter(records)
+    size = min(FIRST_ROWS, CHUNK_ROWS)
+    while True:
+        rows, error = _take(source, size)
+        parts.refuse_repeats(rows, kind, name)  # a pair repeated before a bad line is what the reader met first
+        if error is not None:
+            raise error
+        if len(rows) < size:
+            return _joined(parts)
+        size = min(2 * size, CHUNK_ROWS)
+
+
+def _take(records: Iterator[Record], n: int) -> tuple[list[Record], InputError | None]:
+    """The next `n` records (fewer at the end), and the reader's error if it stopped at a bad line."""
     rows: list[Record] = []
     try:
         for record in records:
             rows.append(record)
-            if len(rows) >= CHUNK_ROWS:
-                parts.add(rows)
-                rows = []
-    except InputError:
-        parts.add(rows)  # a pair repeated before the bad line is what the reader met first
-        del rows
-        _refuse_repeats(_joined(parts), kind, name)
-        raise
-    parts.add(rows)
-    del rows
-    joined = _joined(parts)
-    _refuse_repeats(joined, kind, name)
-    return joined.columns
+            if len(rows) >= n:
+                break
+    except InputError as exc:
+        return rows, exc
+    return rows, None

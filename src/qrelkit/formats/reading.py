@@ -13,8 +13,8 @@ from typing import IO, cast
 from .. import progress
 from ..errors import InputError
 from .hashing import HashedPath, HashingReader, PlainFile, open_plain
-from .paths import PathLike, display, is_stdin
-from .spool import MAX_LINE_BYTES, readable, stdin_copy
+from .paths import PathLike, display
+from .spool import MAX_LINE_BYTES, Spool, spooled
 
 
 def open_binary(path: PathLike) -> IO[bytes]:
@@ -23,15 +23,8 @@ def open_binary(path: PathLike) -> IO[bytes]:
         reader = HashingReader(open_plain(Path(path), path), path.limit, display(path))
         path.last_read = reader
         return cast(IO[bytes], reader)
-    p, copied = (stdin_copy(), True) if is_stdin(path) else readable(Path(path))
-    if p.is_dir():
-        raise InputError("is a folder, not a file", "name a file", path=display(path))
-    try:
-        fh = cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" or copied and _gzipped(p) else open(p, "rb")
-    except FileNotFoundError:
-        raise InputError("no such file", "check the path", path=display(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot open: {exc.strerror}", path=display(path)) from None
+    copy = spooled(path)
+    fh = _open_copy(copy) if copy is not None else _open_file(Path(path))
     if isinstance(path, HashedPath):
         reader = HashingReader(fh)
         path.last_read = reader
@@ -39,9 +32,31 @@ def open_binary(path: PathLike) -> IO[bytes]:
     return fh  # closed by the caller's with-block
 
 
-def _gzipped(copy: Path) -> bool:
-    """A copy of a pipe that starts with the gzip magic bytes (`zcat` left out of the pipe)."""
-    with open(copy, "rb") as fh:
+def is_stream(path: PathLike) -> bool:
+    """Standard input or a pipe: read as it comes, with no size known before its end (if any)."""
+    return not isinstance(path, PlainFile) and spooled(path) is not None
+
+
+def _open_file(p: Path) -> IO[bytes]:
+    if p.is_dir():
+        raise InputError("is a folder, not a file", "name a file", path=display(p))
+    try:
+        return cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" else open(p, "rb")
+    except FileNotFoundError:
+        raise InputError("no such file", "check the path", path=display(p)) from None
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", path=display(p)) from None
+
+
+def _open_copy(copy: Spool) -> IO[bytes]:
+    """A reader of standard input or a pipe, decompressed when it starts with gzip's magic bytes
+    (`zcat` left out of the pipe)."""
+    fh = copy.open()
+    return cast(IO[bytes], gzip.GzipFile(fileobj=fh, mode="rb")) if _gzipped(copy) else fh
+
+
+def _gzipped(copy: Spool) -> bool:
+    with copy.open() as fh:
         return fh.read(2) == b"\x1f\x8b"
 
 
@@ -200,9 +215,10 @@ def last_line(path: PathLike, keep: Callable[[str], bool] = bool, block: int = 1
     name the line)."""
     if Path(path).suffix == ".gz":
         return _last_line_forwards(path, keep)
-    p, copied = readable(Path(path))
-    if copied and _gzipped(p):
+    copy = spooled(path)
+    if copy is not None and _gzipped(copy):
         return _last_line_forwards(path, keep)
+    p = copy.complete() if copy is not None else Path(path)
     try:
         with open(p, "rb") as fh:
             prev, carry = fh.seek(0, os.SEEK_END), b""

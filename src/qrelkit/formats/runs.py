@@ -32,7 +32,7 @@ from ..models.reports import ScoreReport
 from . import jsondict, jsonl, trec
 from .hashing import HashedPath, PlainFile
 from .paths import PathLike, display, is_stdin
-from .reading import peek, read_blocks
+from .reading import is_stream, peek, read_blocks
 from .trec import QrelRecord, RankCheck, RunFormat, RunRecord
 
 if TYPE_CHECKING:
@@ -278,7 +278,13 @@ def _read(
             head = next(blocks, b"")
             found = kind_of(head)
             if found == "trec":
-                parsed = trec_columns(itertools.chain([head], blocks), kind, large=_large(path), run_format=run_format)
+                parsed = trec_columns(
+                    itertools.chain([head], blocks),
+                    kind,
+                    large=_large(path),
+                    run_format=run_format,
+                    endless=is_stream(source),
+                )
             elif found == "json":
                 _check_format(found, run_format, display(path))
                 data = head + b"".join(blocks)

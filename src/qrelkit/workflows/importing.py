@@ -12,7 +12,7 @@ from typing import Literal
 from ..errors import InputError, UsageError
 from ..formats import beir, jsonl, tsv
 from ..formats.paths import display
-from ..formats.reading import read_blocks
+from ..formats.reading import is_stream, read_blocks
 from ..models import DEFAULT_STRATUM, Judgment, Query, check_assessor
 from ..storage import JudgmentsImported, Store
 
@@ -42,12 +42,15 @@ def import_queries(
 
     if fmt == "auto" and has_json_suffix(path):
         raise InputError(
-            "a .json file is one JSON document; queries are JSON Lines or TSV", "pass --format jsonl", path=str(path)
+            "a .json file is one JSON document; queries are JSON Lines or TSV",
+            "pass --format jsonl",
+            path=display(path),
         )
     use_jsonl = fmt == "jsonl" or (fmt == "auto" and (is_jsonl(path) or looks_like_json_lines(path, "id")))
     items: Iterator[tuple[int, Query]] = jsonl.read_queries(path) if use_jsonl else tsv.read_queries(path)
-    items = _with_strata(store, items, stratum, str(path))
-    return refuse_empty(store.imports.queries(items, source=str(path), create_strata=create_strata), path, "queries")
+    items = _with_strata(store, items, stratum, display(path))
+    done = store.imports.queries(items, source=display(path), create_strata=create_strata)
+    return refuse_empty(done, path, "queries")
 
 
 def _with_strata(
@@ -84,12 +87,13 @@ def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[
 
     A TREC file goes first through the columnar parser, a block of rows at a time; on anything
     that parser or the store's bulk import gives up on (nothing is written then), the exact reader
-    reads it again and names the line."""
+    reads it again and names the line. Standard input and pipes go to the exact reader only: the
+    parser finds a repeated pair after the last block, and such an input may never end."""
     from ..formats.runs import file_kind, read_qrels_records
 
     check_assessor(assessor, "--assessor")
     kind = file_kind(path)
-    counts = _import_trec_qrels(store, path, assessor) if kind == "trec" else None
+    counts = _import_trec_qrels(store, path, assessor) if kind == "trec" and not is_stream(path) else None
     if counts is None:
         records = read_qrels_records(path, check_repeats=False, kind=kind)
         counts = store.imports.qrels(records, source=display(path), assessor=assessor)

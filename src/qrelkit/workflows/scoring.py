@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..errors import InputError
 from ..formats import as_text
+from ..formats.paths import STDIN_NAME, display, is_stdin
 from ..models import FileFingerprint, Fingerprint, ScoreReport
 from .sources import ScoringPlan, ScoringSource
 
@@ -70,10 +71,10 @@ def score_run(
 
     if is_report(path):
         raise InputError(
-            "a .json file is a saved report, not a run", "runs are TREC text or JSON Lines (.jsonl)", path=str(path)
+            "a .json file is a saved report, not a run", "runs are TREC text or JSON Lines (.jsonl)", path=display(path)
         )
     run = read_run_file(path, run_format)
-    check_shared_queries(source, run.columns, name or as_text(path.name))
+    check_shared_queries(source, run.columns, STDIN_NAME if is_stdin(path) else name or as_text(path.name))
     scale = source.info.scale
     ev = evaluate_columns(
         source.labels,
@@ -199,7 +200,6 @@ def trec_eval_names(reports: Sequence[ScoreReport], reference: str = "trec_eval"
 def run_id(path: Path, fallback: str) -> str:
     """trec_eval's `runid`: the tag (6th field) of a TREC run's last line, as trec_eval keeps it;
     `fallback` for JSON Lines runs, standard input, or a last line without one."""
-    from ..formats.paths import is_stdin
     from ..formats.reading import last_line
     from ..formats.runs import is_jsonl
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..formats import as_text
+from ..formats.paths import display
 from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
 from ..scoring.measures import DEFAULT_METRICS, refuse_above_scale
 from ..scoring.names import canonical_names, parse_measures, reference_names
@@ -98,7 +99,7 @@ class ScoringSource:
 
         qrels = read_qrels_file(path)
         top = int(qrels.columns.value.max(initial=1))
-        _check_top(top, max_grade, str(path))
+        _check_top(top, max_grade, display(path))
         level = relevance_level if relevance_level is not None else 1
         scale_top = max_grade if max_grade is not None else max(top, level, 1)
         return cls(
