@@ -19,6 +19,7 @@
     browsing    one query, the documents, one document: what the golden set holds
     serving     the access tokens of `qrelkit serve`: add, list, revoke, check
     demo        the bundled golden set
+    frames      `qrelkit.load`: a golden set's data frames (pandas)
 
     >>> from pathlib import Path
     >>> from qrelkit.storage import Store
@@ -41,6 +42,7 @@ MODULES = (
     "compare",
     "demo",
     "exporting",
+    "frames",
     "importing",
     "judging",
     "outputs",
