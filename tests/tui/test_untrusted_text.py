@@ -59,7 +59,8 @@ async def test_the_judging_screen_shows_data_as_it_is() -> None:
         text = _shown(app, "#text")
         assert DOC in text and f"title {SHOWN}" in text and f"body {SHOWN}" in text
         label = _shown(app, "#label")
-        assert f"votes ann 0, {BOB} 3" in label and f"“{SHOWN}”" in label
+        # the note, with its author before it, cut to the line (N shows it whole)
+        assert f"votes ann 0, {BOB} 3" in label and f"{BOB}: “{SHOWN[:20]}" in label
         assert "g0[/]" in _shown(app, "#keys")
         await pilot.press("N")  # every note on the pair, as it is
         notes = _shown(app, "#text")

@@ -34,7 +34,7 @@ from ..models import (
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
-from .pairs import document_state, documents, own_vote, states
+from .pairs import UNDO_TEXT, document_state, documents, own_vote, states
 from .queue import impacts, labels_by_query, ordered_queue
 
 
@@ -270,7 +270,7 @@ class JudgingSession:
         else:
             state, grade = JudgmentState(previous.state), previous.grade
         self.submit(
-            Judgment(query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=self.assessor, note="undo")
+            Judgment(query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=self.assessor, note=UNDO_TEXT)
         )
         return query_id, doc_id
 

@@ -43,14 +43,32 @@ def states(pairs: Pairs, query_id: str, order: list[str], *, assessor: str | Non
     found = []
     for d in order:
         v, adjudicated = votes.get((query_id, d), ([], None))
-        if d in hidden and adjudicated is None and not any(x.assessor == assessor for x in v):
-            found.append(DocState(doc_id=d, state=LabelState.UNLABELED, blind=True, shared=True, held_by=held.get(d)))
+        if d in hidden and adjudicated is None and not any(x.assessor == assessor and x.grade is not None for x in v):
+            found.append(_blind(d, [x for x in v if x.assessor == assessor], times, held.get(d)))
             continue
         state = _state(d, v, adjudicated, policy, times, shared=d in shared)
         mine = notes.get(d, [])
         update = {"notes": mine, "note": mine[-1].text if mine else None, "held_by": held.get(d)}
         found.append(state.model_copy(update=update))
     return found
+
+
+def _blind(doc_id: str, mine: list[resolution.Vote], times: dict[int, datetime], held: str | None) -> DocState:
+    """A blind pair as its assessor sees it before grading it: their own skip, if any, and
+    nothing of anyone else's (no grade, author, note or count). A skip does not lift the
+    blind: else skipping would show the others' grades, and the assessor could grade after
+    seeing them."""
+    own = mine[0] if mine else None
+    state = LabelState.SKIPPED if own is not None and own.state == JudgmentState.SKIPPED else LabelState.UNLABELED
+    return DocState(
+        doc_id=doc_id,
+        state=state,
+        assessor=own.assessor if state is LabelState.SKIPPED and own else None,
+        timestamp=times.get(own.seq) if state is LabelState.SKIPPED and own else None,
+        blind=True,
+        shared=True,
+        held_by=held,
+    )
 
 
 def own_vote(events: list[tuple[int, Judgment]], query_id: str, doc_id: str, assessor: str) -> resolution.Vote | None:
@@ -74,9 +92,22 @@ def _notes(events: list[tuple[int, Judgment]]) -> dict[str, list[PairNote]]:
     for _, e in events:
         if e.state is JudgmentState.CLEARED:
             found.pop(e.doc_id, None)
-        if e.note:
+        if e.note and not is_system_text(e):
             found.setdefault(e.doc_id, []).append(PairNote(assessor=e.assessor, text=e.note, timestamp=e.timestamp))
     return found
+
+
+UNDO_TEXT = "undo"
+"""The note an undo writes on the vote it puts back (`JudgingSession.undo`)."""
+
+
+def is_system_text(e: Judgment) -> bool:
+    """Whether an event's note was written by qrelkit, not by its assessor: a clear's ("cleared
+    for everyone by ann"), an adjudication's ("adjudicated over ..."), an undo's. Kept in the log,
+    never shown as someone's note."""
+    return e.state in (JudgmentState.CLEARED, JudgmentState.ADJUDICATED) or (
+        e.note == UNDO_TEXT and e.state is not JudgmentState.NOTED
+    )
 
 
 def _state(
@@ -91,8 +122,11 @@ def _state(
     state, grade = resolution.resolve(votes, adjudicated, policy)
     if state is LabelState.UNLABELED:
         return DocState(doc_id=doc_id, state=state, shared=shared)
-    last = max(votes, key=lambda x: x.seq) if votes else None
     graders = resolution.graded_votes(votes)
+    # who set the state shown: the latest vote of its kind (a skip by ann does not author bob's grade)
+    kind = JudgmentState.SKIPPED if state is LabelState.SKIPPED else JudgmentState.GRADED
+    authors = [x for x in votes if x.state == kind] if adjudicated is None else []
+    last = max(authors, key=lambda x: x.seq) if authors else None
     return DocState(
         doc_id=doc_id,
         state=state,

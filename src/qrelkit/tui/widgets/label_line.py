@@ -14,12 +14,15 @@ from ...render.styles import data
 from ..palette import css
 
 BLIND = "· assigned to you and others: their grades stay hidden until you judge"
+BLIND_SKIPPED = "· assigned to you and others: their grades stay hidden until you grade it"
 
 
 def label_line(d: DocState, scale: GradeScale, policy: LabelPolicy, width: int | None = None) -> Text:
     """One line: the state, who set it and when, the latest note; data as data (no markup). A
     note that does not fit in `width` cells (or has several lines, or others before it) is cut,
     and the line says how to read every note (`N`)."""
+    if d.blind and d.state is LabelState.SKIPPED:
+        return Text.assemble(("skipped", css("bold yellow")), " by you ", (BLIND_SKIPPED, "dim"))
     if d.blind:
         return Text.assemble(("unlabeled", "bold"), " ", (BLIND, "dim"))
     return with_notes(state_text(d, scale, policy), d, width)
@@ -46,6 +49,10 @@ def note_texts(d: DocState) -> list[str]:
     return [n.text for n in d.notes] or ([d.note] if d.note else [])
 
 
+def _latest_author(d: DocState) -> str | None:
+    return d.notes[-1].assessor if d.notes else None
+
+
 def with_notes(head: Text, d: DocState, width: int | None) -> Text:
     """`head` and the pair's latest note, its first line only and cut to fit `width`; anything
     left out (more lines, a cut, earlier notes) ends the line with how to read it all."""
@@ -54,6 +61,9 @@ def with_notes(head: Text, d: DocState, width: int | None) -> Text:
         return head
     first, *more_lines = notes[-1].split("\n")
     note = data(f"“{first}”" if not more_lines else f"“{first}", "italic")
+    author = _latest_author(d)
+    if author is not None:  # whose note it is: after "by bob" a note of ann's read as bob's
+        note = Text.assemble(data(f"{author}: ", "dim"), note)
     line = Text.assemble(head, "  ", note)
     whole = not more_lines and len(notes) == 1
     if whole and (width is None or line.cell_len <= width):
