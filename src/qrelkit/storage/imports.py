@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -49,6 +49,50 @@ class JudgmentsImported:
     """Events skipped: identical to one the log held before the import."""
     in_file: int
     """Events skipped: identical to one earlier in the same input."""
+
+
+@dataclass
+class UnknownQueries:
+    """The lines of a qrels or judgments import whose query is not in the golden set. Skipped and
+    counted with `skip`; else counted to the end of the input (nothing more is written once one
+    is met, every other check still runs) and the import then refused, naming the first line and
+    how many lines and queries there were, with `hint`."""
+
+    skip: bool = False
+    hint: str = "import their queries first (qrelkit import queries FILE)"
+    lines: int = 0
+    first_line: int = 0
+    queries: dict[str, None] = field(default_factory=dict)
+    """Their distinct ids, in the order the input first gives them."""
+
+    @property
+    def refusing(self) -> bool:
+        """Whether the import is going to be refused (it writes nothing more)."""
+        return self.lines > 0 and not self.skip
+
+    def admits(self, query_id: str, line: int, known: set[str]) -> bool:
+        """Whether a line of this query is imported (its query is `known`); else it is counted."""
+        if query_id in known:
+            return True
+        if not self.lines:
+            self.first_line = line
+        self.lines += 1
+        self.queries.setdefault(query_id)
+        return False
+
+    def refuse(self, source: str) -> None:
+        """Raise the refusal if there were such lines and they are not skipped."""
+        if self.refusing:
+            first = next(iter(self.queries))
+            more = f" ({self.counted()} are not)" if self.lines > 1 else ""
+            raise InputError(
+                f"query {first!r} is not in the golden set{more}", self.hint, path=source, line=self.first_line
+            )
+
+    def counted(self) -> str:
+        """`12 lines for 3 queries`."""
+        n = len(self.queries)
+        return f"{self.lines} line{'s' * (self.lines != 1)} for {n} quer{'y' if n == 1 else 'ies'}"
 
 
 class _GaveUp(Exception):
@@ -152,10 +196,14 @@ class Imports(Part):
                     return tuple(key), int(found[0]), int(line)
             raise
 
-    def qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
+    def qrels(
+        self, records: Iterable[QrelRecord], *, source: str, assessor: str, unknown: UnknownQueries | None = None
+    ) -> tuple[int, int]:
         """Append one graded event per qrels line; negative grades go to the pool (TREC's
-        "pooled but not judged"). Returns (labels, pooled). Unknown queries, grades above the
-        scale and repeated (query, doc) pairs are errors naming the line; nothing is written then.
+        "pooled but not judged"). Returns (labels, pooled). Grades above the scale and repeated
+        (query, doc) pairs are errors naming the line; nothing is written then. Lines of queries
+        not in the golden set are refused or skipped as `unknown` says (default: refused), and
+        counted there.
 
         Streams: rows go in batches, and repeats are found through a temporary on-disk table, so
         memory stays flat however long the file. This is the one repeat check for qrels imports:
@@ -164,6 +212,7 @@ class Imports(Part):
         scale = self.db.settings().scale
         labels = pooled = 0
         ts = now()
+        unknown = UnknownQueries() if unknown is None else unknown
         with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             self.conn.execute(
@@ -173,22 +222,19 @@ class Imports(Part):
             self.conn.execute("DELETE FROM temp.import_seen")
             try:
                 for batch in _batched(records, 10_000):
+                    batch = [rec for rec in batch if unknown.admits(rec.query_id, rec.line, queries)]
                     for rec in batch:
-                        if rec.query_id not in queries:
-                            raise InputError(
-                                f"query {rec.query_id!r} is not in the golden set",
-                                "import its queries first (qrelkit import queries FILE)",
-                                path=source,
-                                line=rec.line,
-                            )
                         scale.refuse_above(rec.grade, path=source, line=rec.line)
                     self._refuse_repeats(batch, source)
+                    if unknown.refusing:
+                        continue
                     unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
                     graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
                     self.conn.executemany(INSERT_POOLED, unjudged)
                     self.conn.executemany(INSERT_GRADED, graded)
                     pooled += len(unjudged)
                     labels += len(graded)
+                unknown.refuse(source)
             finally:
                 if self.conn.in_transaction:  # SQLite rolled back by itself after SQLITE_FULL (the table too)
                     self.conn.execute("DELETE FROM temp.import_seen")
@@ -263,28 +309,40 @@ class Imports(Part):
         return found
 
     def judgments(
-        self, items: Iterable[tuple[int, Judgment]], *, source: str, keep_repeats: bool = False
+        self,
+        items: Iterable[tuple[int, Judgment]],
+        *,
+        source: str,
+        keep_repeats: bool = False,
+        unknown: UnknownQueries | None = None,
     ) -> JudgmentsImported:
-        """Append events from a judgments JSONL export, keeping their assessors and times. An
-        event identical to one in the log (every one of `EVENT_COLUMNS`: query, document, state,
-        grade, assessor, time, note, seconds; not where it came from), or to one earlier in
-        `items`, is skipped and counted, so importing a file again adds nothing; `keep_repeats`
-        writes every event as given (a frozen version's log, loaded as it was frozen).
+        """Append events from a judgments JSONL export, keeping their assessors and times. Events
+        on queries not in the golden set are refused or skipped as `unknown` says (default:
+        refused), and counted there. An event identical to one in the log (every one of
+        `EVENT_COLUMNS`: query, document, state, grade, assessor, time, note, seconds; not where
+        it came from), or to one earlier in `items`, is skipped and counted, so importing a file
+        again adds nothing; `keep_repeats` writes every event as given (a frozen version's log,
+        loaded as it was frozen).
 
         Streams: events go in batches of `LOOKUP_ROWS` rows, each looked up in the log by one
         indexed join, so memory stays flat however long the file and however large the log."""
         scale = self.db.settings().scale
         written = in_log = in_file = 0
+        unknown = UnknownQueries() if unknown is None else unknown
         with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
-            checked = (_checked(lineno, j, queries, scale, source) for lineno, j in items)
+            known = ((lineno, j) for lineno, j in items if unknown.admits(j.query_id, lineno, queries))
+            checked = (_checked(lineno, j, scale, source) for lineno, j in known)
             for rows in _batched(checked, LOOKUP_ROWS):
+                if unknown.refusing:
+                    continue
                 if not keep_repeats:
                     rows, log_repeats, file_repeats = self._new_events(rows, before)
                     in_log, in_file = in_log + log_repeats, in_file + file_repeats
                 self.conn.executemany(INSERT_EVENT, [(*row, source) for row in rows])
                 written += len(rows)
+            unknown.refuse(source)
         return JudgmentsImported(written, in_log, in_file)
 
     def _new_events(self, rows: list[EventRow], before: int) -> tuple[list[EventRow], int, int]:
@@ -340,12 +398,8 @@ def _insert_graded(
     conn.executemany(INSERT_GRADED, tail)
 
 
-def _checked(lineno: int, j: Judgment, queries: set[str], scale: GradeScale, source: str) -> EventRow:
-    """An event to import as the store writes it: its query in the golden set, its grade on the scale."""
-    if j.query_id not in queries:
-        raise InputError(
-            f"query {j.query_id!r} is not in the golden set", "import its queries first", path=source, line=lineno
-        )
+def _checked(lineno: int, j: Judgment, scale: GradeScale, source: str) -> EventRow:
+    """An event to import as the store writes it: its grade on the scale."""
     scale.refuse_above(j.grade, path=source, line=lineno)
     return event_row(j)
 
