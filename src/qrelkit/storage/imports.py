@@ -3,6 +3,7 @@ one transaction: a bad line raises `InputError` naming it, and nothing is writte
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -54,9 +55,10 @@ class JudgmentsImported:
 @dataclass
 class UnknownQueries:
     """The lines of a qrels or judgments import whose query is not in the golden set. Skipped and
-    counted with `skip`; else counted to the end of the input (nothing more is written once one
-    is met, every other check still runs) and the import then refused, naming the first line and
-    how many lines and queries there were, with `hint`."""
+    counted with `skip`; else counted to the end of the input and the import then refused, naming
+    the first line and how many lines and queries there were, with `hint`. Once one is met
+    without `skip`, nothing more is written and repeats are no longer looked for (the refusal is
+    certain): every line is still read, and its grade checked."""
 
     skip: bool = False
     hint: str = "import their queries first (qrelkit import queries FILE)"
@@ -225,9 +227,9 @@ class Imports(Part):
                     batch = [rec for rec in batch if unknown.admits(rec.query_id, rec.line, queries)]
                     for rec in batch:
                         scale.refuse_above(rec.grade, path=source, line=rec.line)
-                    self._refuse_repeats(batch, source)
-                    if unknown.refusing:
+                    if unknown.refusing:  # refused at the end: only read on, to count them
                         continue
+                    self._refuse_repeats(batch, source)
                     unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
                     graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
                     self.conn.executemany(INSERT_POOLED, unjudged)
@@ -253,22 +255,35 @@ class Imports(Part):
                 line=line,
             )
 
-    def qrel_rows(self, blocks: Iterable[QrelsRows | None], *, source: str, assessor: str) -> tuple[int, int] | None:
+    def qrel_rows(
+        self,
+        blocks: Iterable[QrelsRows | None],
+        *,
+        source: str,
+        assessor: str,
+        unknown: UnknownQueries | None = None,
+    ) -> tuple[int, int] | None:
         """`qrels` for rows the columnar parser read, as plain data (`formats.qrels_rows`): the same
         rows, the same counts, checked a block at a time. None when it gave up (a None block: one
         the parser could not read, or a repeated pair or hash collision found after the last; an
-        unknown query; a grade above the scale): nothing was written, and the caller runs `qrels`
-        on the exact reader, which names the line. Never inside another transaction (it could not
-        undo its own part)."""
+        unknown query, unless `unknown` skips them; a grade above the scale): nothing was written
+        or counted, and the caller runs `qrels` on the exact reader, which names the line. Never
+        inside another transaction (it could not undo its own part)."""
         if self.db.depth:
             return None
+        skipped = UnknownQueries(skip=True) if unknown is not None and unknown.skip else None
         try:
             with self.db.transaction():
-                return self._insert_blocks(blocks, source, assessor)
+                counts = self._insert_blocks(blocks, source, assessor, skipped)
         except _GaveUp:
             return None
+        if unknown is not None and skipped is not None:  # counted only once the whole file is in
+            unknown.lines, unknown.queries = unknown.lines + skipped.lines, {**unknown.queries, **skipped.queries}
+        return counts
 
-    def _insert_blocks(self, blocks: Iterable[QrelsRows | None], source: str, assessor: str) -> tuple[int, int]:
+    def _insert_blocks(
+        self, blocks: Iterable[QrelsRows | None], source: str, assessor: str, skipped: UnknownQueries | None
+    ) -> tuple[int, int]:
         top, ts = self.db.settings().scale.max_grade, now()
         queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
         before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
@@ -278,8 +293,10 @@ class Imports(Part):
         rebuild: list[str] | None = None
         try:
             for block in blocks:  # the last one is None when the file repeats a pair
-                if block is None or not block.queries <= queries or block.top > top:
+                if block is None or block.top > top:
                     raise _GaveUp
+                if not block.queries <= queries:
+                    block = _known_rows(block, queries, skipped)
                 graded, unjudged = self._insert_block(block, (assessor, ts, source))
                 labels, pooled = labels + graded, pooled + unjudged
                 if rebuild is None and labels >= max(REBUILD_FROM, before):
@@ -396,6 +413,22 @@ def _insert_graded(
     conn.executemany(INSERT_GRADED_MANY, (head + flat[at : at + step] for at in range(0, len(flat), step)))
     tail = zip(query[full:], doc[full:], grade[full:], repeat(event[0]), repeat(event[1]), repeat(event[2]))
     conn.executemany(INSERT_GRADED, tail)
+
+
+def _known_rows(block: QrelsRows, queries: set[str], skipped: UnknownQueries | None) -> QrelsRows:
+    """A block's rows without those of queries not in the golden set, which `skipped` counts; a
+    give-up when they are not skipped, or some are pooled (the exact reader then counts them in
+    line order)."""
+    if skipped is None or block.pooled_query:
+        raise _GaveUp
+    keep = [i for i, q in enumerate(block.query) if skipped.admits(q, 0, queries)]
+    return dataclasses.replace(
+        block,
+        queries=block.queries & queries,
+        query=[block.query[i] for i in keep],
+        doc=[block.doc[i] for i in keep],
+        grade=[block.grade[i] for i in keep],
+    )
 
 
 def _checked(lineno: int, j: Judgment, scale: GradeScale, source: str) -> EventRow:

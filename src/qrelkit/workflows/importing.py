@@ -108,7 +108,7 @@ def import_qrels(
     check_assessor(assessor, "--assessor")
     kind = file_kind(path)
     unknown = UnknownQueries() if unknown is None else unknown
-    counts = _import_trec_qrels(store, path, assessor) if kind == "trec" and not is_stream(path) else None
+    counts = _import_trec_qrels(store, path, assessor, unknown) if kind == "trec" and not is_stream(path) else None
     if counts is None:
         records = read_qrels_records(path, check_repeats=False, kind=kind)
         counts = store.imports.qrels(records, source=display(path), assessor=assessor, unknown=unknown)
@@ -121,16 +121,16 @@ QRELS_BLOCK_BYTES = 1 << 20
 """The columnar qrels import reads this much at a time (about 50,000 lines): small temporaries."""
 
 
-def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, int] | None:
+def _import_trec_qrels(store: Store, path: Path, assessor: str, unknown: UnknownQueries) -> tuple[int, int] | None:
     """The fast path of `import_qrels`: None when it gave up (an unreadable file too: the exact
-    reader says so, naming the line; a query not in the golden set: the exact reader refuses or
-    skips it)."""
+    reader says so, naming the line; a query not in the golden set that `unknown` does not skip:
+    the exact reader counts them, naming the first line)."""
     from ..formats.qrels_rows import qrels_rows  # numpy loads here, for a bulk import
 
     try:
         blocks = read_blocks(path, QRELS_BLOCK_BYTES)
         with contextlib.closing(blocks), contextlib.closing(qrels_rows(blocks)) as rows:
-            return store.imports.qrel_rows(rows, source=display(path), assessor=assessor)
+            return store.imports.qrel_rows(rows, source=display(path), assessor=assessor, unknown=unknown)
     except InputError:
         return None
 
