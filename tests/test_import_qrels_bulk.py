@@ -230,3 +230,59 @@ def test_many_rows_a_statement_write_the_same_log(tmp_path: Path, monkeypatch: p
     assert _contents(fast) == _contents(exact)
     graded = sum(1 for line in _lines(599) if not line.endswith("-1\n"))
     assert graded % 7 and graded > 7  # full statements and a remainder
+
+
+def _with_unknown(lines: list[str]) -> list[str]:
+    """`lines` with a line of a query outside the golden set after every fifth one (u0..u6)."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i % 5 == 4:
+            out.append(f"u{(i * 3) % 7} 0 e{i} 1\n")
+    return out
+
+
+def _skipping(store: Store, path: Path, *, exact: bool) -> tuple[tuple[int, int], int, list[str]]:
+    """Import `path` with --skip-unknown's rule: (labels, pooled), lines skipped, their queries."""
+    unknown = importing.unknown_queries(skip=True)
+    if exact:
+        records = read_qrels(path, check_repeats=False)
+        counts = store.imports.qrels(records, source=str(path), assessor="qrels", unknown=unknown)
+    else:
+        counts = importing.import_qrels(store, path, unknown=unknown)
+    return counts, unknown.lines, list(unknown.queries)
+
+
+def test_skipping_unknown_queries_on_the_columnar_path(tmp_path: Path, small_blocks: list[int]) -> None:
+    """It skips and counts what the exact reader skips and counts, in line order, block by block."""
+    graded = [line for line in _lines() if not line.endswith(" -1\n")]
+    lines = _with_unknown(graded)
+    path = _write(tmp_path, lines)
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    done = _skipping(fast, path, exact=False)
+    assert done == _skipping(exact, path, exact=True)
+    skipped = [line.split()[0] for line in lines if line.startswith("u")]
+    assert done[1] == len(skipped) == 96 and done[2] == list(dict.fromkeys(skipped)) and len(done[2]) == 7
+    assert sum(small_blocks) == len(graded) and len(small_blocks) > 20  # the columnar path wrote them
+    assert _contents(fast) == _contents(exact)
+
+
+@pytest.mark.parametrize("what", ["pooled rows", "a repeated pair of an unknown query"])
+def test_skipping_where_the_columnar_path_gives_way_counts_once(
+    tmp_path: Path, small_blocks: list[int], what: str
+) -> None:
+    """Pooled rows (the exact reader counts the skipped lines in line order) or a pair repeated
+    among the skipped lines (the columnar path's hashes see it): the exact reader imports, and
+    the lines the columnar path had counted before it gave way are not counted twice."""
+    lines = _with_unknown(_lines())
+    if what != "pooled rows":
+        lines = _with_unknown([line for line in _lines() if not line.endswith(" -1\n")]) + ["u5 0 e4 2\n"]
+        assert "u5 0 e4 1\n" in lines
+    path = _write(tmp_path, lines)
+    fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
+    done = _skipping(fast, path, exact=False)
+    assert done == _skipping(exact, path, exact=True)
+    assert done[1] == sum(1 for line in lines if line.startswith("u"))
+    assert _contents(fast) == _contents(exact)
+    if what != "pooled rows":  # the columnar path had written (and counted) every block before it gave way
+        assert sum(small_blocks) == sum(1 for line in lines if line.startswith("q") and not line.endswith(" -1\n"))

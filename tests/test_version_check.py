@@ -5,7 +5,6 @@ was recomputed; hard-linked data files are refused; the documents hash streams i
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
@@ -14,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, Cli
+from forged import FOUND, forged
 from qrelkit import versioning
-from qrelkit.models import Document, Judgment, JudgmentState, Label, Query
+from qrelkit.models import Document, Query
 from qrelkit.versioning import check as version_check
 from qrelkit.versioning.doc_hash import SortedLinesHash
 from qrelkit.versioning.snapshot import Snapshot
@@ -24,42 +24,9 @@ PYDOCS = ROOT / "goldensets" / "pydocs" / "1.0"
 RUN = ROOT / "goldensets" / "pydocs" / "runs" / "bm25.run"
 
 
-def _forged(out: Path, change: str) -> Path:
-    """The bundled version with one rule broken, frozen again: every sha256, count and the
-    content hash recomputed, so only the data rules can find it."""
-    snap = versioning.read(PYDOCS)
-    events, labels, queries, docs = list(snap.events), list(snap.labels), list(snap.queries), list(snap.documents)
-    first = labels[0]
-    if change == "grade above the scale":
-        events.append(
-            Judgment(query_id=first.query_id, doc_id="forged", state=JudgmentState.GRADED, grade=9, assessor="x")
-        )
-        labels.append(Label(query_id=first.query_id, doc_id="forged", grade=9))
-    elif change == "a document twice":
-        docs.append(Document(id=docs[0].id, text="another text"))
-    elif change == "an unknown stratum":
-        queries[0] = queries[0].model_copy(update={"stratum": "nowhere"})
-    elif change == "a query twice":
-        queries.append(queries[0].model_copy(update={"text": "the same id again"}))
-    elif change == "labels of a query the set lacks":
-        queries = [q for q in queries if q.id != first.query_id]
-    snap = dataclasses.replace(snap, events=events, labels=labels, queries=queries, documents=docs)
-    versioning.freeze(snap, out, "forged", "1")
-    return out / "forged" / "1"
-
-
-FOUND = {
-    "grade above the scale": "grade 9 is outside the scale (0 to 3)",
-    "a document twice": "appears twice",
-    "an unknown stratum": "stratum 'nowhere', not one of the version's",
-    "a query twice": "repeats line",
-    "labels of a query the set lacks": "not in queries.jsonl",
-}
-
-
 @pytest.mark.parametrize("change", sorted(FOUND))
 def test_verify_import_and_score_refuse_the_same_forged_version(run_cli: Cli, change: str) -> None:
-    folder = _forged(run_cli.tmp / "sets", change)
+    folder = forged(run_cli.tmp / "sets", change)
     verified = run_cli("verify", str(folder), ok=False)
     assert verified.exit_code == 1 and FOUND[change] in verified.output, verified.output
     imported = run_cli("import", "version", str(folder), ok=False)

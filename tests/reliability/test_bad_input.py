@@ -3,24 +3,17 @@ the file (and the line, where there is one) named, and the store left exactly as
 
 from __future__ import annotations
 
-import hashlib
 import random
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qrelkit.cli import cli
-
-from .common import STRESS, log
-
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "goldensets" / "pydocs"
-RUN = DEMO / "runs" / "bm25.run"
+from .common import DEMO, RUN, STRESS, fingerprint, invoke, log, one_line_error, row_counts
+from .common import demo_store as make_demo_store
 
 GARBAGE = random.Random(7).randbytes(4096) + b"\xff\xfe"
 BIG = 100 * 1024 * 1024
@@ -284,8 +277,21 @@ ROUND_THREE_IMPORTS = [
 """The cases of the third adversarial review (issue 30): a query id twice in one file; a judgment
 event's timestamp that is no full date and time with its zone, a grade that is no integer,
 `seconds` that are not a finite number, an assessor that is no name."""
-ROUND_THREE = ROUND_THREE_REPORTS + ROUND_THREE_IMPORTS
+ROUND_THREE_ARGUMENTS = [
+    ("run: 4 fields, a 40 MB rank field", "x.run", None, 2),  # built lazily
+    ("beir: a file, not a folder", "x.run", b"con-01 Q0 a 1 2.0 r\n", None),
+]
+"""Files given as an argument in the third review (issue 30): a run line of 4 fields whose rank
+is 40 MB of digits (the fast reader tokenised it before the exact one refused it), a file where
+`import beir` takes a folder."""
+ROUND_THREE = ROUND_THREE_REPORTS + ROUND_THREE_IMPORTS + ROUND_THREE_ARGUMENTS
 CASES = QRELS + RUNS + QUERIES + DOCS + JUDGMENTS + REPORTS + ADVERSARIAL + ROUND_THREE
+LAZY: dict[str, Callable[[], bytes]] = {
+    "qrels: 100 MB line": lambda: _big_line(b"con-01 0 a 1\ncon-01 0 ", b" 1\n"),
+    "qrels: corrupt gzip CRC": lambda: _bad_crc(b"con-01 0 a 1\n" * 1000),
+    "run: 4 fields, a 40 MB rank field": lambda: b"con-01 a 1 2.0\ncon-01 b " + b"1" * (40 << 20) + b" 1.5\n",
+}
+"""The cases whose content is built when their test runs (large, or compressed)."""
 
 
 def _command(name: str, path: Path) -> list[str]:
@@ -304,47 +310,14 @@ def _command(name: str, path: Path) -> list[str]:
         return ["pool", str(path), "--depth", "5"]
     if kind == "status runs":
         return ["status", "--runs", str(path)]
+    if kind == "beir":
+        return ["import", "beir", str(path)]
     return ["compare", str(path), str(path)]
 
 
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("store") / "demo.db"
-    result = CliRunner().invoke(cli, ["--db", str(db), "import", "version", str(DEMO / "1.0")], catch_exceptions=False)
-    assert result.exit_code == 0
-    return db
-
-
-TABLES = ("queries", "documents", "judgments", "pool", "strata", "runs", "reports")
-
-
-def _fingerprint(db: Path) -> str:
-    import sqlite3
-
-    conn = sqlite3.connect(db)
-    try:
-        digest = hashlib.sha256()
-        for table in TABLES:
-            for row in conn.execute(f"SELECT * FROM [{table}] ORDER BY 1, 2"):
-                digest.update(repr(row).encode())
-        return digest.hexdigest()
-    finally:
-        conn.close()
-
-
-def _rows(db: Path) -> dict[str, int]:
-    import sqlite3
-
-    conn = sqlite3.connect(db)
-    try:
-        return {t: conn.execute(f"SELECT count(*) FROM [{t}]").fetchone()[0] for t in TABLES}
-    finally:
-        conn.close()
-
-
-def _invoke(db: Path, args: list[str]) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
-    return result.exit_code, result.output
+    return make_demo_store(tmp_path_factory.mktemp("store") / "demo.db")
 
 
 @pytest.mark.parametrize(("name", "filename", "content", "line"), CASES, ids=[c[0] for c in CASES])
@@ -352,24 +325,15 @@ def test_malformed_input_is_one_line_exit_2_and_changes_nothing(
     demo_store: Path, tmp_path: Path, name: str, filename: str, content: bytes | None, line: int | None
 ) -> None:
     path = tmp_path / filename
-    if content is None and filename.endswith(".gz"):
-        path.write_bytes(_bad_crc(b"con-01 0 a 1\n" * 1000))
-    elif content is None:
-        with open(path, "wb") as fh:
-            fh.write(b"con-01 0 a 1\n")
-            fh.write(_big_line(b"con-01 0 ", b" 1\n"))
-    else:
-        path.write_bytes(content)
-    before = _fingerprint(demo_store)
-    code, output = _invoke(demo_store, _command(name, path))
+    path.write_bytes(LAZY[name]() if content is None else content)
+    before = fingerprint(demo_store)
+    code, output = invoke(demo_store, _command(name, path))
     assert code == 2, output
-    message = output.strip().splitlines()
-    assert len(message) == 1 and message[0].startswith("error: "), output
-    assert str(path) in message[0]
+    message = one_line_error(output)
+    assert str(path) in message
     if line is not None:
-        assert f"{path}:{line}:" in message[0], message[0]
-    assert "Traceback" not in output
-    assert _fingerprint(demo_store) == before
+        assert f"{path}:{line}:" in message, message
+    assert fingerprint(demo_store) == before
 
 
 def test_crlf_and_bom_are_accepted(tmp_path: Path, demo_store: Path) -> None:
@@ -377,7 +341,7 @@ def test_crlf_and_bom_are_accepted(tmp_path: Path, demo_store: Path) -> None:
     shutil.copy(demo_store, db)
     path = tmp_path / "x.qrels"
     path.write_bytes(b"\xef\xbb\xbfcon-01 0 crlf-a 1\r\ncon-01 0 crlf-b 2\r\n")
-    code, output = _invoke(db, ["import", "qrels", str(path)])
+    code, output = invoke(db, ["import", "qrels", str(path)])
     assert code == 0 and "imported 2 labels" in output
 
 
@@ -386,14 +350,14 @@ def test_an_edited_version_is_refused_by_import_and_score(tmp_path: Path) -> Non
     shutil.copytree(DEMO / "1.0", version)
     qrels = version / "qrels.txt"
     qrels.write_text(qrels.read_text().replace(" 3\n", " 2\n", 1))
-    code, output = _invoke(tmp_path / "s.db", ["import", "version", str(version)])
+    code, output = invoke(tmp_path / "s.db", ["import", "version", str(version)])
     assert code == 2 and "qrels.txt" in output and "--no-verify" in output
-    code, output = _invoke(tmp_path / "s.db", ["score", str(RUN), "--golden", str(version)])
+    code, output = invoke(tmp_path / "s.db", ["score", str(RUN), "--golden", str(version)])
     assert code == 2 and "qrels.txt" in output
-    code, output = _invoke(tmp_path / "s.db", ["score", str(RUN), "--golden", str(version), "--no-verify"])
+    code, output = invoke(tmp_path / "s.db", ["score", str(RUN), "--golden", str(version), "--no-verify"])
     assert code == 0
     (version / "manifest.json").write_text("{not json")
-    code, output = _invoke(tmp_path / "s2.db", ["import", "version", str(version)])
+    code, output = invoke(tmp_path / "s2.db", ["import", "version", str(version)])
     assert code == 2 and "manifest.json" in output
 
 
@@ -403,15 +367,22 @@ def test_malformed_beir_folders(tmp_path: Path) -> None:
     (folder / "corpus.jsonl").write_text('{"_id": "d1", "title": "t", "text": "x"}\n')
     (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "x"}\n')
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\tmany\n")
-    code, output = _invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    code, output = invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
     assert code == 2 and "test.tsv:2:" in output
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
     (folder / "corpus.jsonl").unlink()
-    code, output = _invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    code, output = invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
     assert code == 2 and "corpus.jsonl" in output
     (folder / "corpus.jsonl").write_text('{"title": "no id"}\n')
-    code, output = _invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    code, output = invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
     assert code == 2 and "corpus.jsonl:1:" in output
+    # issue 30: a query id twice in queries.jsonl (the last line won)
+    (folder / "corpus.jsonl").write_text('{"_id": "d1", "title": "t", "text": "x"}\n')
+    twice = '{"_id": "q1", "text": "x"}\n{"_id": "q2", "text": "y"}\n{"_id": "q1", "text": "z"}\n'
+    (folder / "queries.jsonl").write_text(twice)
+    code, output = invoke(tmp_path / "s.db", ["import", "beir", str(folder)])
+    assert code == 2 and "queries.jsonl:3: query 'q1' repeats line 1" in one_line_error(output)
+    assert not (tmp_path / "s.db").exists()
 
 
 READERS: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
@@ -482,21 +453,21 @@ def test_fuzzed_input_never_escapes_as_a_traceback(
     filename, command = READERS[reader]
     path = tmp_path_factory.mktemp("fuzz") / filename
     path.write_bytes(raw if use_raw else text.encode("utf-8"))
-    before, rows = _fingerprint(demo_store), _rows(demo_store)
-    code, output = _invoke(demo_store, command(path))
+    before, rows = fingerprint(demo_store), row_counts(demo_store)
+    code, output = invoke(demo_store, command(path))
     FUZZ_RUNS.append(reader)
     assert code in (0, 1, 2), output
     assert "Traceback" not in output
     if code == 2:
         assert output.startswith("error: ") and len(output.strip().splitlines()) == 1, output
-        assert _fingerprint(demo_store) == before
+        assert fingerprint(demo_store) == before
     elif reader in ("qrels", "queries-jsonl", "queries-tsv", "docs", "judgments"):
         # a valid import says what it imported from the file, and only adds to the store (so the
         # later examples still start from a store holding the whole demo version)
         assert code == 0 and any(line.startswith("imported ") and path.name in line for line in output.splitlines()), (
             output
         )
-        after = _rows(demo_store)
+        after = row_counts(demo_store)
         assert all(after[table] >= n for table, n in rows.items()), (rows, after)
 
 

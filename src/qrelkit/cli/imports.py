@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from ..formats.paths import display
 from ..models import DEFAULT_STRATUM
@@ -16,6 +17,25 @@ from ._common import open_store, say
 def _source(file: Path) -> str:
     """How a message names the file read (`-`: `<stdin>`, as the errors name it)."""
     return display(file)
+
+
+NAMED = 3
+"""Queries a summary names of those whose lines `--skip-unknown` skipped (the first ones met)."""
+
+skip_unknown_option = click.option(
+    "--skip-unknown",
+    is_flag=True,
+    help="Skip (and count) the lines of queries not in the golden set; without it such a file is refused.",
+)
+
+
+def _skipped(unknown: importing.UnknownQueries) -> tuple[str | Text, ...]:
+    """`; skipped 12 lines for 3 queries not in the golden set: q9, q10, …` (the ids as plain text)."""
+    if not unknown.lines:
+        return ()
+    ids = list(unknown.queries)
+    more = ", …" if len(ids) > NAMED else ""
+    return f"; skipped {unknown.counted()} not in the golden set: ", data(", ".join(ids[:NAMED])), more
 
 
 @click.group("import")
@@ -66,26 +86,32 @@ def import_docs(ctx: click.Context, file: Path) -> None:
     show_default=True,
     help="Who made these judgments (one assessor: a later file's grade replaces an earlier one's).",
 )
+@skip_unknown_option
 @click.pass_context
-def import_qrels(ctx: click.Context, file: Path, assessor: str) -> None:
+def import_qrels(ctx: click.Context, file: Path, assessor: str, skip_unknown: bool) -> None:
     """Import qrels as judgment events; negative grades go to the pool as unjudged.
 
     FILE is TREC qrels (QUERY_ID ITERATION DOC_ID GRADE), a BEIR-style TSV with a header
     (query-id corpus-id score), JSON Lines as `export qrels --format jsonl` writes them, or a
-    JSON dict ({"q1": {"d1": 2}}); `-` reads standard input."""
-    labels, pooled = importing.import_qrels(open_store(ctx), file, assessor=assessor)
-    say(f"imported {labels} labels and {pooled} pooled-unjudged pairs from ", data(_source(file)))
+    JSON dict ({"q1": {"d1": 2}}); `-` reads standard input. Every query must be in the golden
+    set (documents need not be); a file naming others is refused, counting them, unless
+    --skip-unknown."""
+    unknown = importing.unknown_queries(skip_unknown)
+    labels, pooled = importing.import_qrels(open_store(ctx), file, assessor=assessor, unknown=unknown)
+    say(f"imported {labels} labels and {pooled} pooled-unjudged pairs from ", data(_source(file)), *_skipped(unknown))
 
 
 @import_.command("judgments")
 @click.argument("file", type=click.Path(path_type=Path))
+@skip_unknown_option
 @click.pass_context
-def import_judgments(ctx: click.Context, file: Path) -> None:
+def import_judgments(ctx: click.Context, file: Path, skip_unknown: bool) -> None:
     """Import a judgments JSONL event log (as `export judgments` writes it).
 
     \b
     Each line is one JSON object with these fields:
-      query_id   the query (required; it must be in the store)
+      query_id   the query (required; it must be in the golden set, or the line is
+                 skipped with --skip-unknown)
       doc_id     the document (required)
       state      graded | skipped | retracted | cleared | adjudicated | noted (required)
       grade      an integer on the store's scale (not 2.0, not true): required for graded
@@ -99,14 +125,15 @@ def import_judgments(ctx: click.Context, file: Path) -> None:
     identical to one already in the log (every field the same, the timestamp too) or to one
     earlier in the file is skipped and counted: importing a file again adds nothing (a line
     without a timestamp is timed at its import, so it is never a repeat)."""
-    done = importing.import_judgments(open_store(ctx), file)
+    unknown = importing.unknown_queries(skip_unknown)
+    done = importing.import_judgments(open_store(ctx), file, unknown=unknown)
     skipped = [
         f"{n} events {where}"
         for n, where in ((done.in_log, "already in the log"), (done.in_file, "repeated in the file"))
         if n
     ]
     tail = f"; {', '.join(skipped)} (skipped)" if skipped else ""
-    say(f"imported {done.written} judgment events from ", data(_source(file)), tail)
+    say(f"imported {done.written} judgment events from ", data(_source(file)), tail, *_skipped(unknown))
 
 
 @import_.command("beir")

@@ -23,11 +23,21 @@ workflows (`qrelkit.workflows`) compose it with them.
     tokens.py    store.tokens     access tokens of `qrelkit serve` (hashed)
 """
 
-from .imports import JudgmentsImported
+from .imports import JudgmentsImported, UnknownQueries
 from .log import Pairs
 from .pool import RankedLists
 from .reads import LabelRow, OpenWork
 from .removals import Footprint
 from .store import BUSY_TIMEOUT_MS, Store
 
-__all__ = ["BUSY_TIMEOUT_MS", "Footprint", "JudgmentsImported", "LabelRow", "OpenWork", "Pairs", "RankedLists", "Store"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "Footprint",
+    "JudgmentsImported",
+    "LabelRow",
+    "OpenWork",
+    "Pairs",
+    "RankedLists",
+    "Store",
+    "UnknownQueries",
+]

@@ -3,10 +3,11 @@ one transaction: a bad line raises `InputError` naming it, and nothing is writte
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -49,6 +50,51 @@ class JudgmentsImported:
     """Events skipped: identical to one the log held before the import."""
     in_file: int
     """Events skipped: identical to one earlier in the same input."""
+
+
+@dataclass
+class UnknownQueries:
+    """The lines of a qrels or judgments import whose query is not in the golden set. Skipped and
+    counted with `skip`; else counted to the end of the input and the import then refused, naming
+    the first line and how many lines and queries there were, with `hint`. Once one is met
+    without `skip`, nothing more is written and repeats are no longer looked for (the refusal is
+    certain): every line is still read, and its grade checked."""
+
+    skip: bool = False
+    hint: str = "import their queries first (qrelkit import queries FILE)"
+    lines: int = 0
+    first_line: int = 0
+    queries: dict[str, None] = field(default_factory=dict)
+    """Their distinct ids, in the order the input first gives them."""
+
+    @property
+    def refusing(self) -> bool:
+        """Whether the import is going to be refused (it writes nothing more)."""
+        return self.lines > 0 and not self.skip
+
+    def admits(self, query_id: str, line: int, known: set[str]) -> bool:
+        """Whether a line of this query is imported (its query is `known`); else it is counted."""
+        if query_id in known:
+            return True
+        if not self.lines:
+            self.first_line = line
+        self.lines += 1
+        self.queries.setdefault(query_id)
+        return False
+
+    def refuse(self, source: str) -> None:
+        """Raise the refusal if there were such lines and they are not skipped."""
+        if self.refusing:
+            first = next(iter(self.queries))
+            more = f" ({self.counted()} are not)" if self.lines > 1 else ""
+            raise InputError(
+                f"query {first!r} is not in the golden set{more}", self.hint, path=source, line=self.first_line
+            )
+
+    def counted(self) -> str:
+        """`12 lines for 3 queries`."""
+        n = len(self.queries)
+        return f"{self.lines} line{'s' * (self.lines != 1)} for {n} quer{'y' if n == 1 else 'ies'}"
 
 
 class _GaveUp(Exception):
@@ -152,10 +198,14 @@ class Imports(Part):
                     return tuple(key), int(found[0]), int(line)
             raise
 
-    def qrels(self, records: Iterable[QrelRecord], *, source: str, assessor: str) -> tuple[int, int]:
+    def qrels(
+        self, records: Iterable[QrelRecord], *, source: str, assessor: str, unknown: UnknownQueries | None = None
+    ) -> tuple[int, int]:
         """Append one graded event per qrels line; negative grades go to the pool (TREC's
-        "pooled but not judged"). Returns (labels, pooled). Unknown queries, grades above the
-        scale and repeated (query, doc) pairs are errors naming the line; nothing is written then.
+        "pooled but not judged"). Returns (labels, pooled). Grades above the scale and repeated
+        (query, doc) pairs are errors naming the line; nothing is written then. Lines of queries
+        not in the golden set are refused or skipped as `unknown` says (default: refused), and
+        counted there.
 
         Streams: rows go in batches, and repeats are found through a temporary on-disk table, so
         memory stays flat however long the file. This is the one repeat check for qrels imports:
@@ -164,6 +214,7 @@ class Imports(Part):
         scale = self.db.settings().scale
         labels = pooled = 0
         ts = now()
+        unknown = UnknownQueries() if unknown is None else unknown
         with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             self.conn.execute(
@@ -173,15 +224,11 @@ class Imports(Part):
             self.conn.execute("DELETE FROM temp.import_seen")
             try:
                 for batch in _batched(records, 10_000):
+                    batch = [rec for rec in batch if unknown.admits(rec.query_id, rec.line, queries)]
                     for rec in batch:
-                        if rec.query_id not in queries:
-                            raise InputError(
-                                f"query {rec.query_id!r} is not in the golden set",
-                                "import its queries first (qrelkit import queries FILE)",
-                                path=source,
-                                line=rec.line,
-                            )
                         scale.refuse_above(rec.grade, path=source, line=rec.line)
+                    if unknown.refusing:  # refused at the end: only read on, to count them
+                        continue
                     self._refuse_repeats(batch, source)
                     unjudged = [(r.query_id, r.doc_id, source) for r in batch if r.grade < 0]
                     graded = [(r.query_id, r.doc_id, r.grade, assessor, ts, source) for r in batch if r.grade >= 0]
@@ -189,6 +236,7 @@ class Imports(Part):
                     self.conn.executemany(INSERT_GRADED, graded)
                     pooled += len(unjudged)
                     labels += len(graded)
+                unknown.refuse(source)
             finally:
                 if self.conn.in_transaction:  # SQLite rolled back by itself after SQLITE_FULL (the table too)
                     self.conn.execute("DELETE FROM temp.import_seen")
@@ -207,22 +255,35 @@ class Imports(Part):
                 line=line,
             )
 
-    def qrel_rows(self, blocks: Iterable[QrelsRows | None], *, source: str, assessor: str) -> tuple[int, int] | None:
+    def qrel_rows(
+        self,
+        blocks: Iterable[QrelsRows | None],
+        *,
+        source: str,
+        assessor: str,
+        unknown: UnknownQueries | None = None,
+    ) -> tuple[int, int] | None:
         """`qrels` for rows the columnar parser read, as plain data (`formats.qrels_rows`): the same
         rows, the same counts, checked a block at a time. None when it gave up (a None block: one
         the parser could not read, or a repeated pair or hash collision found after the last; an
-        unknown query; a grade above the scale): nothing was written, and the caller runs `qrels`
-        on the exact reader, which names the line. Never inside another transaction (it could not
-        undo its own part)."""
+        unknown query, unless `unknown` skips them; a grade above the scale): nothing was written
+        or counted, and the caller runs `qrels` on the exact reader, which names the line. Never
+        inside another transaction (it could not undo its own part)."""
         if self.db.depth:
             return None
+        skipped = UnknownQueries(skip=True) if unknown is not None and unknown.skip else None
         try:
             with self.db.transaction():
-                return self._insert_blocks(blocks, source, assessor)
+                counts = self._insert_blocks(blocks, source, assessor, skipped)
         except _GaveUp:
             return None
+        if unknown is not None and skipped is not None:  # counted only once the whole file is in
+            unknown.lines, unknown.queries = unknown.lines + skipped.lines, {**unknown.queries, **skipped.queries}
+        return counts
 
-    def _insert_blocks(self, blocks: Iterable[QrelsRows | None], source: str, assessor: str) -> tuple[int, int]:
+    def _insert_blocks(
+        self, blocks: Iterable[QrelsRows | None], source: str, assessor: str, skipped: UnknownQueries | None
+    ) -> tuple[int, int]:
         top, ts = self.db.settings().scale.max_grade, now()
         queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
         before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
@@ -232,8 +293,10 @@ class Imports(Part):
         rebuild: list[str] | None = None
         try:
             for block in blocks:  # the last one is None when the file repeats a pair
-                if block is None or not block.queries <= queries or block.top > top:
+                if block is None or block.top > top:
                     raise _GaveUp
+                if not block.queries <= queries:
+                    block = _known_rows(block, queries, skipped)
                 graded, unjudged = self._insert_block(block, (assessor, ts, source))
                 labels, pooled = labels + graded, pooled + unjudged
                 if rebuild is None and labels >= max(REBUILD_FROM, before):
@@ -263,28 +326,40 @@ class Imports(Part):
         return found
 
     def judgments(
-        self, items: Iterable[tuple[int, Judgment]], *, source: str, keep_repeats: bool = False
+        self,
+        items: Iterable[tuple[int, Judgment]],
+        *,
+        source: str,
+        keep_repeats: bool = False,
+        unknown: UnknownQueries | None = None,
     ) -> JudgmentsImported:
-        """Append events from a judgments JSONL export, keeping their assessors and times. An
-        event identical to one in the log (every one of `EVENT_COLUMNS`: query, document, state,
-        grade, assessor, time, note, seconds; not where it came from), or to one earlier in
-        `items`, is skipped and counted, so importing a file again adds nothing; `keep_repeats`
-        writes every event as given (a frozen version's log, loaded as it was frozen).
+        """Append events from a judgments JSONL export, keeping their assessors and times. Events
+        on queries not in the golden set are refused or skipped as `unknown` says (default:
+        refused), and counted there. An event identical to one in the log (every one of
+        `EVENT_COLUMNS`: query, document, state, grade, assessor, time, note, seconds; not where
+        it came from), or to one earlier in `items`, is skipped and counted, so importing a file
+        again adds nothing; `keep_repeats` writes every event as given (a frozen version's log,
+        loaded as it was frozen).
 
         Streams: events go in batches of `LOOKUP_ROWS` rows, each looked up in the log by one
         indexed join, so memory stays flat however long the file and however large the log."""
         scale = self.db.settings().scale
         written = in_log = in_file = 0
+        unknown = UnknownQueries() if unknown is None else unknown
         with self.db.transaction():
             queries = {r[0] for r in self.conn.execute("SELECT id FROM queries")}
             before = int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM judgments").fetchone()[0])
-            checked = (_checked(lineno, j, queries, scale, source) for lineno, j in items)
+            known = ((lineno, j) for lineno, j in items if unknown.admits(j.query_id, lineno, queries))
+            checked = (_checked(lineno, j, scale, source) for lineno, j in known)
             for rows in _batched(checked, LOOKUP_ROWS):
+                if unknown.refusing:
+                    continue
                 if not keep_repeats:
                     rows, log_repeats, file_repeats = self._new_events(rows, before)
                     in_log, in_file = in_log + log_repeats, in_file + file_repeats
                 self.conn.executemany(INSERT_EVENT, [(*row, source) for row in rows])
                 written += len(rows)
+            unknown.refuse(source)
         return JudgmentsImported(written, in_log, in_file)
 
     def _new_events(self, rows: list[EventRow], before: int) -> tuple[list[EventRow], int, int]:
@@ -340,12 +415,24 @@ def _insert_graded(
     conn.executemany(INSERT_GRADED, tail)
 
 
-def _checked(lineno: int, j: Judgment, queries: set[str], scale: GradeScale, source: str) -> EventRow:
-    """An event to import as the store writes it: its query in the golden set, its grade on the scale."""
-    if j.query_id not in queries:
-        raise InputError(
-            f"query {j.query_id!r} is not in the golden set", "import its queries first", path=source, line=lineno
-        )
+def _known_rows(block: QrelsRows, queries: set[str], skipped: UnknownQueries | None) -> QrelsRows:
+    """A block's rows without those of queries not in the golden set, which `skipped` counts; a
+    give-up when they are not skipped, or some are pooled (the exact reader then counts them in
+    line order)."""
+    if skipped is None or block.pooled_query:
+        raise _GaveUp
+    keep = [i for i, q in enumerate(block.query) if skipped.admits(q, 0, queries)]
+    return dataclasses.replace(
+        block,
+        queries=block.queries & queries,
+        query=[block.query[i] for i in keep],
+        doc=[block.doc[i] for i in keep],
+        grade=[block.grade[i] for i in keep],
+    )
+
+
+def _checked(lineno: int, j: Judgment, scale: GradeScale, source: str) -> EventRow:
+    """An event to import as the store writes it: its grade on the scale."""
     scale.refuse_above(j.grade, path=source, line=lineno)
     return event_row(j)
 

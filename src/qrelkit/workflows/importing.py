@@ -15,6 +15,7 @@ from ..formats.paths import display
 from ..formats.reading import is_stream, read_blocks
 from ..models import DEFAULT_STRATUM, Judgment, Query, check_assessor
 from ..storage import JudgmentsImported, Store
+from ..storage import UnknownQueries as UnknownQueries  # for the CLI's summary of what was skipped
 
 QueryFormat = Literal["auto", "jsonl", "tsv"]
 
@@ -80,10 +81,23 @@ def import_documents(store: Store, path: Path) -> int:
     return refuse_empty(store.imports.documents(docs, source=display(path)), path, "documents")
 
 
-def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[int, int]:
+SKIP_HINT = "import their queries first (qrelkit import queries FILE), or pass --skip-unknown to skip their lines"
+
+
+def unknown_queries(skip: bool) -> UnknownQueries:
+    """What `import qrels` and `import judgments` (`--skip-unknown`) do with lines of queries not
+    in the golden set: skip them, or refuse the file with a hint of the option; counted either way."""
+    return UnknownQueries(skip=skip, hint=SKIP_HINT)
+
+
+def import_qrels(
+    store: Store, path: Path, *, assessor: str = "qrels", unknown: UnknownQueries | None = None
+) -> tuple[int, int]:
     """Qrels (TREC; 3-field TSV after a header; JSONL as `export qrels` writes it; a JSON dict;
     `-` for standard input) as graded events by `assessor`; negative grades go to the pool as
     unjudged. (labels, pooled). The store finds repeated pairs (streaming), so the reader does not.
+    Lines of queries not in the golden set are refused or skipped, and counted, as `unknown`
+    says (`unknown_queries`; default: refused).
 
     A TREC file goes first through the columnar parser, a block of rows at a time; on anything
     that parser or the store's bulk import gives up on (nothing is written then), the exact reader
@@ -93,12 +107,13 @@ def import_qrels(store: Store, path: Path, *, assessor: str = "qrels") -> tuple[
 
     check_assessor(assessor, "--assessor")
     kind = file_kind(path)
-    counts = _import_trec_qrels(store, path, assessor) if kind == "trec" and not is_stream(path) else None
+    unknown = UnknownQueries() if unknown is None else unknown
+    counts = _import_trec_qrels(store, path, assessor, unknown) if kind == "trec" and not is_stream(path) else None
     if counts is None:
         records = read_qrels_records(path, check_repeats=False, kind=kind)
-        counts = store.imports.qrels(records, source=display(path), assessor=assessor)
+        counts = store.imports.qrels(records, source=display(path), assessor=assessor, unknown=unknown)
     labels, pooled = counts
-    refuse_empty(labels + pooled, path, "qrels lines")
+    refuse_empty(labels + pooled + unknown.lines, path, "qrels lines")
     return labels, pooled
 
 
@@ -106,15 +121,16 @@ QRELS_BLOCK_BYTES = 1 << 20
 """The columnar qrels import reads this much at a time (about 50,000 lines): small temporaries."""
 
 
-def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, int] | None:
+def _import_trec_qrels(store: Store, path: Path, assessor: str, unknown: UnknownQueries) -> tuple[int, int] | None:
     """The fast path of `import_qrels`: None when it gave up (an unreadable file too: the exact
-    reader says so, naming the line)."""
+    reader says so, naming the line; a query not in the golden set that `unknown` does not skip:
+    the exact reader counts them, naming the first line)."""
     from ..formats.qrels_rows import qrels_rows  # numpy loads here, for a bulk import
 
     try:
         blocks = read_blocks(path, QRELS_BLOCK_BYTES)
         with contextlib.closing(blocks), contextlib.closing(qrels_rows(blocks)) as rows:
-            return store.imports.qrel_rows(rows, source=display(path), assessor=assessor)
+            return store.imports.qrel_rows(rows, source=display(path), assessor=assessor, unknown=unknown)
     except InputError:
         return None
 
@@ -122,12 +138,14 @@ def _import_trec_qrels(store: Store, path: Path, assessor: str) -> tuple[int, in
 JUDGMENT_HINT = 'lines are {"query_id": ..., "doc_id": ..., "state": "graded", "grade": 2, "assessor": ...}'
 
 
-def import_judgments(store: Store, path: Path) -> JudgmentsImported:
+def import_judgments(store: Store, path: Path, *, unknown: UnknownQueries | None = None) -> JudgmentsImported:
     """A judgments JSONL event log (as `export judgments` writes it). Events already in the log,
-    or repeated in the file, are skipped and counted (`Imports.judgments`)."""
+    or repeated in the file, are skipped and counted (`Imports.judgments`); events on queries not
+    in the golden set are refused or skipped, and counted, as `unknown` says (default: refused)."""
+    unknown = UnknownQueries() if unknown is None else unknown
     events = jsonl.read_models(path, Judgment, JUDGMENT_HINT)
-    done = store.imports.judgments(events, source=display(path))
-    refuse_empty(done.written + done.in_log + done.in_file, path, "judgment events")
+    done = store.imports.judgments(events, source=display(path), unknown=unknown)
+    refuse_empty(done.written + done.in_log + done.in_file + unknown.lines, path, "judgment events")
     return done
 
 
