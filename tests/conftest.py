@@ -37,6 +37,21 @@ def _checked_versions_in_a_folder_of_the_tests(tmp_path_factory: pytest.TempPath
         os.environ["QRELKIT_CACHE"] = before
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _ir_datasets_home_in_a_folder_of_the_tests(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """ir_datasets keeps its files (and makes a folder per dataset when imported) under
+    $IR_DATASETS_HOME, read once at its import: a folder of the tests, never ~/.ir_datasets."""
+    import os
+
+    before = os.environ.get("IR_DATASETS_HOME")
+    os.environ["IR_DATASETS_HOME"] = str(tmp_path_factory.mktemp("ir_datasets"))
+    yield
+    if before is None:
+        os.environ.pop("IR_DATASETS_HOME", None)
+    else:
+        os.environ["IR_DATASETS_HOME"] = before
+
+
 @pytest.fixture
 def store() -> Iterator[Store]:
     s = Store.memory()

@@ -171,3 +171,25 @@ def test_every_command_module_is_in_the_lazy_table() -> None:
         for command in getattr(module, "COMMANDS", []):
             found[command.name] = info.name
     assert found == COMMANDS
+
+
+def test_every_import_subcommand_module_is_in_the_import_groups_lazy_table() -> None:
+    """`qrelkit.cli.imports.LAZY` names every `IMPORT_COMMANDS` entry of the CLI's modules (the
+    subcommands of `import` kept in modules of their own), and `import` lists them."""
+    import importlib
+    import pkgutil
+
+    import click
+
+    import qrelkit.cli as package
+    from qrelkit.cli.imports import LAZY, import_
+
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"qrelkit.cli.{info.name}")
+        for command in getattr(module, "IMPORT_COMMANDS", []):
+            found[command.name] = info.name
+    assert found == LAZY
+    ctx = click.Context(import_)
+    assert set(LAZY) <= set(import_.list_commands(ctx))
+    assert all(import_.get_command(ctx, name) is not None for name in LAZY)

@@ -54,7 +54,7 @@ SUMMARIES = {
     "docs": "The documents: list, show, remove.",
     "export": "Export the labels (qrels) or the judgment log.",
     "freeze": "Freeze the store as a content-hashed version folder.",
-    "import": "Import queries, documents, qrels, judgments, BEIR, a version.",
+    "import": "Import queries, documents, qrels, judgments, BEIR, ir_datasets, a version.",
     "init": "Create the store, or change its name, scale and policy.",
     "judge": "Judge documents in the terminal UI.",
     "policy": "Show or set how disagreeing votes resolve.",

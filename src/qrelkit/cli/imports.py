@@ -38,10 +38,32 @@ def _skipped(unknown: importing.UnknownQueries) -> tuple[str | Text, ...]:
     return f"; skipped {unknown.counted()} not in the golden set: ", data(", ".join(ids[:NAMED])), more
 
 
-@click.group("import")
+LAZY = {"ir-datasets": "irds"}
+"""Subcommand -> the module of this package that defines it (in its `IMPORT_COMMANDS`), imported
+only when the subcommand runs or `import --help` lists it (`tests/test_cli.py` holds this table
+equal to the modules)."""
+
+
+class ImportGroup(click.Group):
+    """The `import` group: its own commands, and those of `LAZY`, loaded when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY and cmd_name not in self.commands:
+            from importlib import import_module
+
+            module = import_module(f".{LAZY[cmd_name]}", __package__)
+            for command in module.IMPORT_COMMANDS:
+                self.add_command(command)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group("import", cls=ImportGroup)
 def import_() -> None:
-    """Import queries, documents, qrels, judgments, a BEIR folder or a frozen version (each import is
-    one transaction)."""
+    """Import queries, documents, qrels, judgments, a BEIR folder, an ir_datasets dataset or a
+    frozen version (each import is one transaction)."""
 
 
 @import_.command("queries")

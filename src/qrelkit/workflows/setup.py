@@ -118,6 +118,17 @@ def parse_level(text: str) -> GradeLevel:
         ) from None
 
 
+def set_scale(store: Store, max_grade: int, named: Sequence[GradeLevel]) -> list[str]:
+    """The scale 0..max_grade with the levels `named` given their names and definitions, as
+    `init --max-grade M --level ...` sets them (one transaction); the relevance threshold stays
+    unless it lies above `max_grade` (then it becomes 1). What changed, as `init` says it."""
+    at = min(store.settings.scale.relevance_threshold, max_grade)
+    with store.transaction():
+        changed = _configure(store, max_grade=max_grade, threshold=at)
+        changed += _name_levels(store, named)
+    return changed
+
+
 def _name_levels(store: Store, named: Sequence[GradeLevel]) -> list[str]:
     """Give the levels `named` their names and definitions; what changed."""
     if not named:
