@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -62,7 +63,7 @@ def _endless(head: str, line: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", GENERATOR, head, line, "1"], stdout=subprocess.PIPE)
 
 
-def _qrelkit(args: list[str], stdin: int | object, tmp: Path) -> subprocess.Popen[bytes]:
+def _qrelkit(args: list[str], stdin: int | IO[bytes] | None, tmp: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "qrelkit", *args], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=_env(tmp), cwd=tmp,
