@@ -9,6 +9,7 @@ from qrelkit.models import Judgment, JudgmentState
 from qrelkit.scoring.arrays import RunLists
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
+from qrelkit.tui.modals.confirm import ConfirmScreen
 from qrelkit.tui.modals.reading import ReadingScreen
 from qrelkit.tui.screens.adjudication import AdjudicationScreen
 
@@ -124,3 +125,24 @@ async def test_g_shows_the_guidelines_and_esc_goes_back() -> None:
         await pilot.press("escape")  # adjudication is all there is: back is quitting
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_clearing_asks_first_names_every_real_vote_and_is_recorded_as_who_did_it() -> None:
+    store = disputed()
+    app = judge_app(store, "lead", adjudicate=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = _screen(app)
+        first = screen.items[0]
+        await pilot.press("X")
+        assert isinstance(app.screen, ConfirmScreen)
+        asked = app.screen.message.plain
+        await pilot.press("escape")  # asked, refused: nothing recorded
+        assert store.log.events()[-1].state is JudgmentState.GRADED
+        real = set(screen.session.votes_on(first.query_id, first.doc_id))
+        assert real >= {f"{w} {g}" for w, g in first.votes.items()}
+        await pilot.press("X", "y")
+        last = store.log.events()[-1]
+        assert (last.state, last.doc_id, last.assessor) == (JudgmentState.CLEARED, first.doc_id, "lead")
+        assert len(screen.items) == 2 and first.doc_id not in {i.doc_id for i in screen.items}
+    assert all(f"{w} {g}" in asked for w, g in first.votes.items()) and "recorded as yours, lead" in asked
+    assert (first.query_id, first.doc_id) not in {(x.query_id, x.doc_id) for x in store.reads.labels()}

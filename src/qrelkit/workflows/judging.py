@@ -243,6 +243,18 @@ class JudgingSession:
         )
         return self.doc_state(query_id, doc_id)
 
+    def votes_on(self, query_id: str, doc_id: str) -> list[str]:
+        """Every assessor's current vote on the pair, from the store and never blind ("bob 2",
+        "ann skipped"), and the adjudicated grade: what a clear would reset."""
+        pair = resolution.votes_of(self.store.log.query_events(query_id, doc_id)).get((query_id, doc_id))
+        if pair is None:
+            return []
+        found = [
+            f"{v.assessor} {v.grade if v.grade is not None else v.state}"
+            for v in sorted(pair.votes, key=lambda v: v.assessor)
+        ]
+        return found + ([f"adjudicated {pair.adjudicated}"] if pair.adjudicated is not None else [])
+
     def clear(self, query_id: str, doc_id: str) -> DocState:
         """Reset the pair for everyone (every vote and adjudication before it stops counting): an
         adjudication action, recorded with who did it. A busy store holds it, as `judge` does."""

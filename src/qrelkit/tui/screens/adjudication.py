@@ -21,6 +21,7 @@ from ...models import Disagreement, GradeScale
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
 from ..grade_entry import GradeKeys
+from ..modals.confirm import ConfirmScreen
 from ..modals.help import HelpScreen
 from ..modals.note import NoteScreen
 from ..modals.reading import grades, guidelines
@@ -30,7 +31,15 @@ from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
 from .judging import query_header
 
-KEYS = [("n/p", "move"), ("s", "skip"), ("e", "note"), ("g", "guidelines"), ("?", "keys"), ("esc", "back")]
+KEYS = [
+    ("n/p", "move"),
+    ("s", "skip"),
+    ("e", "note"),
+    ("X", "clear"),
+    ("g", "guidelines"),
+    ("?", "keys"),
+    ("esc", "back"),
+]
 
 
 def votes_text(item: Disagreement, scale: GradeScale, *, me: str, settled: int | None = None) -> Text:
@@ -68,6 +77,7 @@ class AdjudicationScreen(Screen[None]):
         Binding("p,left", "move(-1)", "previous", show=False),
         Binding("s", "skip", "skip"),
         Binding("e", "note", "note"),
+        Binding("X", "clear_for_everyone", "clear for everyone", show=False),
         Binding("g", "guidelines", "guidelines", show=False),
         Binding("G", "grades", "grades", show=False),
         Binding("question_mark", "help", "keys"),
@@ -185,6 +195,34 @@ class AdjudicationScreen(Screen[None]):
         else:
             self.position = (self.position + 1) % len(self.items)
         self.refresh_view()
+
+    def action_clear_for_everyone(self) -> None:
+        """Reset the pair for every assessor: asks first, naming every vote the store holds on it
+        (blind or not), and is recorded as this adjudicator's `cleared` event."""
+        pair = self.pair()
+        if pair is None:
+            return
+        votes = ", ".join(self.session.votes_on(*pair)) or "none"
+        question = Text.assemble(
+            "Clear ", data(pair[1], "bold"), " for everyone? Every vote on it stops counting (",
+            data(votes), "); the clear is recorded as yours, ", data(self.session.assessor, "bold"), ".",
+        )  # fmt: skip
+
+        def answer(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.session.clear(*pair)
+            except NotInGoldenSet as error:
+                self.notify(visible(str(error)), severity="warning")
+                return
+            self.done.pop(pair, None)
+            del self.items[self.position]
+            self.position = min(self.position, max(len(self.items) - 1, 0))
+            self.notify(visible(f"cleared {pair[1]} for everyone"))
+            self.refresh_view()
+
+        self.app.push_screen(ConfirmScreen(question), answer)
 
     def action_note(self) -> None:
         """A note on the pair (a `noted` event: no vote, no label)."""

@@ -18,7 +18,6 @@ from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
 from ..grade_entry import GradeKeys
 from ..messages import QueueReady, QueueStale
-from ..modals.confirm import ConfirmScreen
 from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
 from ..modals.note import NoteScreen
@@ -66,7 +65,6 @@ class JudgingScreen(Screen[None]):
         Binding("s", "skip", "skip"),
         Binding("u", "retract", "retract"),
         Binding("z,backspace", "undo", "undo"),
-        Binding("X", "clear_for_everyone", "clear for everyone", show=False),
         Binding("n,right", "move(1)", "next", show=False),
         Binding("p,left", "move(-1)", "previous", show=False),
         Binding("e", "note", "note"),
@@ -244,32 +242,6 @@ class JudgingScreen(Screen[None]):
         """Take back this assessor's own vote on the pair (stay: to judge it again); the other
         assessors' votes stand. Clearing a pair for everyone is `judge --adjudicate`'s."""
         self.judge(JudgmentState.RETRACTED, advance=False)
-
-    def action_clear_for_everyone(self) -> None:
-        """Reset the pair for every assessor (an adjudication action): asks first, names the votes
-        it resets, and is recorded as this assessor's."""
-        if not self.docs:
-            return
-        d = self.docs[self.position]
-        votes = ", ".join(f"{who} {g}" for who, g in sorted(d.votes.items())) or (
-            f"{d.assessor} {d.grade if d.grade is not None else d.state.value}" if d.assessor else "none"
-        )
-        question = Text.assemble(
-            "Clear ", data(d.doc_id, "bold"), " for everyone? Every vote on it stops counting (",
-            data(votes), "); the clear is recorded as yours, ", data(self.session.assessor, "bold"), ".",
-        )  # fmt: skip
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                try:
-                    self.docs[self.position] = self.session.clear(self.query_id, d.doc_id)
-                except NotInGoldenSet as error:
-                    self.refused(error)
-                    return
-                self.say(Text.assemble("cleared ", data(d.doc_id, "bold"), " for everyone"))
-                self.refresh_view()
-
-        self.app.push_screen(ConfirmScreen(question), answer)
 
     def action_undo(self) -> None:
         """Undo this session's last judgment and go back to that document."""
