@@ -8,6 +8,7 @@ the terminal UI's, found through the `qrelkit.commands` entry point.
     setup.py     init, policy, strata, profiles
     content.py   queries list / remove, docs remove, removals
     imports.py   import queries / docs / qrels / judgments / beir / version
+    irds.py      import ir-datasets (loaded only when it runs)
     status.py    status, agreement
     pooling.py   pool, queue, assign
     export.py    export qrels / judgments

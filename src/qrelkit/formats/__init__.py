@@ -7,6 +7,7 @@ the file and line; writers go through `atomic_write`.
     jsondict       JSON dict runs and qrels ({"q1": {"d1": 2}}), as pytrec_eval and ranx take them
     tsv            tab-separated queries
     beir           BEIR folders: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
+    irds           ir_datasets records as queries, documents, qrels and grade levels
     records        qrels and runs given from Python (`qrelkit.evaluate`), whatever their shape
     columns        the fast TREC parser: numpy columns from a file's bytes
     _arrow         pyarrow's CSV reader as that parser's tokeniser (the `fast` extra)

@@ -20,6 +20,7 @@
     serving     the access tokens of `qrelkit serve`: add, list, revoke, check
     demo        the bundled golden set
     frames      `qrelkit.load`: a golden set's data frames (pandas)
+    irds        import an ir_datasets dataset (local files only)
 
     >>> from pathlib import Path
     >>> from qrelkit.storage import Store
@@ -44,6 +45,7 @@ MODULES = (
     "exporting",
     "frames",
     "importing",
+    "irds",
     "judging",
     "outputs",
     "pairs",
