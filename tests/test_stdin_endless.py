@@ -167,6 +167,13 @@ READER = "from qrelkit.formats.reading import read_lines\nfor _ in read_lines('-
 """Python reading standard input through qrelkit's readers, with no handler of its own."""
 
 
+def _default_signals() -> None:
+    """The child starts with SIGHUP and SIGTERM at their default action: a test run under `nohup`
+    hands its children SIGHUP ignored, and a process that ignores SIGHUP rightly lives on."""
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     ("program", "signum", "status"),
     [
@@ -188,7 +195,7 @@ def test_a_signal_removes_the_copy_of_standard_input(
     assert gen.stdout is not None
     proc = subprocess.Popen(
         [sys.executable, *program], stdin=gen.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=_env(tmp), cwd=tmp,
+        env=_env(tmp), cwd=tmp, preexec_fn=_default_signals,
     )  # fmt: skip
     gen.stdout.close()
     try:
@@ -199,8 +206,10 @@ def test_a_signal_removes_the_copy_of_standard_input(
         time.sleep(0.3)  # well into the reading
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=LIMIT)
-    finally:
-        proc.kill()
+    finally:  # a failure above leaves no process, nor a pipe, for the next test to trip on
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
         gen.kill()
         gen.wait()
     assert proc.returncode == status, err
