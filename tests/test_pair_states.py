@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import ROOT, Cli
 from qrelkit import resolution
 from qrelkit.models import GradeScale, Judgment, JudgmentState, LabelState
 from qrelkit.storage.base import GoldenSettings
@@ -86,3 +88,22 @@ def test_a_note_names_its_author() -> None:
     shown = states(_pairs([bob, note], shared=False), Q, [D], assessor="ann", blind=True)[0]
     line = label_line(shown, SETTINGS.scale, "median", width=200).plain
     assert "by bob" in line and "ann: “[b]stale[/b]”" in line
+
+
+def test_retracting_without_a_vote_of_ones_own_writes_nothing(run_cli: Cli) -> None:
+    """`u` on a pair the assessor never voted on wrote a `retracted` event (and counted as judged)."""
+    from qrelkit.errors import NothingToRetract
+    from qrelkit.storage import Store
+    from qrelkit.workflows.judging import JudgingSession
+
+    run_cli("import", "version", str(ROOT / "goldensets" / "pydocs" / "1.0"))
+    with Store.open(run_cli.db) as store:
+        label = store.reads.labels()[0]
+        session = JudgingSession(store, "newcomer")
+        before = len(store.log.events())
+        with pytest.raises(NothingToRetract, match="no vote on"):
+            session.judge(label.query_id, label.doc_id, JudgmentState.RETRACTED)
+        assert len(store.log.events()) == before
+        session.judge(label.query_id, label.doc_id, JudgmentState.GRADED, 1)
+        session.judge(label.query_id, label.doc_id, JudgmentState.RETRACTED)
+        assert [e.state for e in store.log.events()[before:]] == [JudgmentState.GRADED, JudgmentState.RETRACTED]

@@ -74,3 +74,7 @@ class UsageError(QrelkitError):
 class InternalError(QrelkitError):
     """A check inside qrelkit failed: what it computed is inconsistent, so it reports nothing rather
     than a number that may be wrong. A bug; the edges exit with status 3."""
+
+
+class NothingToRetract(UsageError):
+    """A retraction by an assessor who has no vote on the pair: nothing recorded."""

@@ -55,15 +55,16 @@ async def test_next_query_is_offered_and_opened(tiny_store: Store) -> None:
 
 
 async def test_u_retracts_the_assessors_own_vote_and_stays(tiny_store: Store) -> None:
-    """`u` on bob's pair records ann's retraction (ann had no vote): bob's grade stands; on ann's
-    own grade it takes that grade back."""
+    """`u` on bob's pair, where ann has no vote, records nothing and says so (it wrote an event and
+    counted as judged): bob's grade stands; on ann's own grade it takes that grade back."""
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # d2, bob's grade 1
         screen = app.screen
         assert isinstance(screen, JudgingScreen) and screen.docs[screen.position].doc_id == "d2"
         await pilot.press("u")
-        assert events(tiny_store)[-1] == ("q1", "d2", "retracted", None, "ann")
+        assert events(tiny_store)[-1] == ("q1", "d2", "graded", 1, "bob")
+        assert "you have no vote on d2 to retract" in str(screen.query_one("#saved").render())
         assert screen.docs[screen.position].doc_id == "d2"
         await pilot.press("p", "2")  # ann grades d1, moves on
         await pilot.press("p", "p", "u")  # back over d2 to d1: take it back
@@ -71,10 +72,7 @@ async def test_u_retracts_the_assessors_own_vote_and_stays(tiny_store: Store) ->
         assert "retracted your vote on d1" in str(screen.query_one("#saved").render())
     labels = {(x.query_id, x.doc_id): x.grade for x in tiny_store.reads.labels()}
     assert labels == {("q1", "d2"): 1}  # bob's vote is untouched; ann's is gone
-    assert [e.state for e in tiny_store.log.events("q1") if e.doc_id == "d2"] == [
-        JudgmentState.GRADED,
-        JudgmentState.RETRACTED,
-    ]
+    assert [e.state for e in tiny_store.log.events("q1") if e.doc_id == "d2"] == [JudgmentState.GRADED]
 
 
 async def test_undo_takes_back_the_last_judgment_and_returns_to_it(tiny_store: Store) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import resolution
-from ..errors import NotInGoldenSet, StoreBusy, StoreError, UsageError
+from ..errors import NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
 from ..models import (
     Disagreement,
     DocState,
@@ -206,6 +206,8 @@ class JudgingSession:
             raise UsageError(
                 f"a judgment is a vote, not {state.value!r}", "notes go through note(), clears through clear()"
             )
+        if state is JudgmentState.RETRACTED and not self._holds_vote(query_id, doc_id):
+            raise NothingToRetract(f"you have no vote on {doc_id} to retract", "u takes back your own vote only")
         event = Judgment(
             query_id=query_id,
             doc_id=doc_id,
@@ -242,6 +244,18 @@ class JudgingSession:
             Judgment(query_id=query_id, doc_id=doc_id, state=JudgmentState.NOTED, assessor=self.assessor, note=text)
         )
         return self.doc_state(query_id, doc_id)
+
+    def _holds_vote(self, query_id: str, doc_id: str) -> bool:
+        """Whether this assessor has a vote on the pair: in the store, or held for the busy store
+        (then the held events decide: the latest of them on the pair)."""
+        held = [
+            e
+            for e in self._waiting
+            if (e.query_id, e.doc_id) == (query_id, doc_id) and e.state is not JudgmentState.NOTED
+        ]
+        if held:
+            return held[-1].state in (JudgmentState.GRADED, JudgmentState.SKIPPED)
+        return self.own_vote(query_id, doc_id) is not None
 
     def votes_on(self, query_id: str, doc_id: str) -> list[str]:
         """Every assessor's current vote on the pair, from the store and never blind ("bob 2",

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Static
 
-from ...errors import NotInGoldenSet
+from ...errors import NothingToRetract, NotInGoldenSet
 from ...models import DocState, JudgmentState, LabelState, Query
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
@@ -215,6 +215,9 @@ class JudgingScreen(Screen[None]):
             done = self.session.judge(self.query_id, d.doc_id, state, grade, note=note, seconds=seconds)
         except NotInGoldenSet as error:
             self.refused(error)
+            return
+        except NothingToRetract as error:  # `u` with no vote of one's own: nothing written, nothing counted
+            self.say(data(error.message))
             return
         self.docs[self.position] = done
         self.was_waiting = self.was_waiting or done.waiting
