@@ -10,6 +10,7 @@ from ..models import DEFAULT_STRATUM
 from ..render.styles import data
 from ..workflows import importing, versions
 from ._common import open_store, say
+from .label_studio import import_label_studio
 
 
 def _source(file: Path) -> str:
@@ -19,8 +20,8 @@ def _source(file: Path) -> str:
 
 @click.group("import")
 def import_() -> None:
-    """Import queries, documents, qrels, judgments, a BEIR folder or a frozen version (each import is
-    one transaction)."""
+    """Import queries, documents, qrels, judgments, a BEIR folder, a Label Studio export or a frozen
+    version (each import is one transaction)."""
 
 
 @import_.command("queries")
@@ -135,5 +136,7 @@ def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
         return
     say("imported ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), " from ", data(folder))
 
+
+import_.add_command(import_label_studio)
 
 COMMANDS = [import_]
