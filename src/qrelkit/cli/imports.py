@@ -12,6 +12,7 @@ from ..models import DEFAULT_STRATUM
 from ..render.styles import data
 from ..workflows import importing, versions
 from ._common import open_store, say
+from .label_studio import import_label_studio
 
 
 def _source(file: Path) -> str:
@@ -62,8 +63,8 @@ class ImportGroup(click.Group):
 
 @click.group("import", cls=ImportGroup)
 def import_() -> None:
-    """Import queries, documents, qrels, judgments, a BEIR folder, an ir_datasets dataset or a
-    frozen version (each import is one transaction)."""
+    """Import queries, documents, qrels, judgments, a BEIR folder, an ir_datasets dataset, a Label
+    Studio export or a frozen version (each import is one transaction)."""
 
 
 @import_.command("queries")
@@ -185,5 +186,7 @@ def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
         return
     say("imported ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), " from ", data(folder))
 
+
+import_.add_command(import_label_studio)
 
 COMMANDS = [import_]

@@ -12,10 +12,11 @@ _BAD_ID = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069
 """C0, DEL, C1 and the invisible direction controls: an id must read as what it is."""
 
 
-def check_id(value: str, what: str, path: str, line: int) -> str:
+def check_id(value: str, what: str, path: str | None, line: int | None) -> str:
     """An id as read from a file: not too long, no control characters or white space (TREC files
     are white-space separated), not starting with `#` (a TREC comment). The one id rule of every
-    reader, the same as `models.Identifier`."""
+    reader, the same as `models.Identifier`. (`path` None: the error names no place; the caller
+    says where.)"""
     if len(value) > MAX_ID_LENGTH:
         raise InputError(
             f"{what} id is {len(value):,} characters long", f"ids are at most {MAX_ID_LENGTH:,}", path=path, line=line

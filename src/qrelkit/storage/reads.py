@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from ..models import DEFAULT_STRATUM, Document, Label, PoolEntry, Query, StoreStatus, StratumStatus
@@ -94,6 +94,16 @@ class Reads(Part):
     def document(self, doc_id: str) -> Document | None:
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
         return _document(rows[0]) if rows else None
+
+    def absent_documents(self, doc_ids: Iterable[str]) -> set[str]:
+        """Which of `doc_ids` the store holds no document for (looked up 500 at a time)."""
+        ids = sorted(set(doc_ids))
+        held: set[str] = set()
+        for at in range(0, len(ids), 500):
+            batch = ids[at : at + 500]
+            sql = f"SELECT id FROM documents WHERE id IN ({', '.join('?' * len(batch))})"
+            held.update(r[0] for r in self.conn.execute(sql, batch))
+        return set(ids) - held
 
     def document_labels(self, doc_id: str) -> list[tuple[str, int]]:
         """Every query's current label of one document, (query, grade) by query (resolves the log:
