@@ -9,6 +9,7 @@ the terminal UI's, found through the `qrelkit.commands` entry point.
     content.py   queries list / remove, docs remove, removals
     imports.py   import queries / docs / qrels / judgments / beir / version
     irds.py      import ir-datasets (loaded only when it runs)
+    label_studio.py  import / export label-studio
     status.py    status, agreement
     pooling.py   pool, queue, assign
     export.py    export qrels / judgments

@@ -4,8 +4,9 @@ groups by their modules (`imports`, `export`)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -17,45 +18,65 @@ from ..render.styles import data
 from ..workflows import label_studio
 from ._common import check_out, err, open_store, out_option, say
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _grade_options(f: F) -> F:
+    """--query-field, --doc-field, --grade-from, --grade-offset: where a task's pair and grade are."""
+    f = click.option(
+        "--grade-offset",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Added to a rating: Label Studio's stars start at 1, so -1 makes 1..4 stars the grades 0..3.",
+    )(f)
+    f = click.option(
+        "--grade-from",
+        "control",
+        default=CONTROL_NAME,
+        show_default=True,
+        help="The control whose rating or choice is the grade (its name in the labeling config: a result's from_name).",
+    )(f)
+    f = click.option(
+        "--doc-field", default="doc_id", show_default=True, help="The key of each task's data holding the document id."
+    )(f)
+    f = click.option(
+        "--query-field", default="query_id", show_default=True, help="The key of each task's data holding the query id."
+    )(f)
+    return f
+
+
+def _create_options(f: F) -> F:
+    """--choice, the fields that create queries and documents, --stratum, --ground-truth-adjudicates."""
+    f = click.option(
+        "--ground-truth-adjudicates",
+        is_flag=True,
+        help="A ground-truth annotation settles its pair (an adjudication) instead of being one vote.",
+    )(f)
+    f = click.option(
+        "--stratum", default=DEFAULT_STRATUM, show_default=True, help="The stratum of the queries created."
+    )(f)
+    f = click.option("--doc-title-field", metavar="KEY", help="The title of the documents --doc-text-field creates.")(f)
+    f = click.option(
+        "--doc-text-field", metavar="KEY", help="Create the documents the store lacks, their text from this key."
+    )(f)
+    f = click.option(
+        "--query-text-field", metavar="KEY", help="Create the queries the store lacks, their text from this key."
+    )(f)
+    f = click.option(
+        "--choice",
+        "choices",
+        multiple=True,
+        metavar="TEXT=GRADE",
+        help="The grade of a choice (repeat it for each); without it a choice is a level name or a number.",
+    )(f)
+    return f
+
 
 @click.command("label-studio")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--query-field", default="query_id", show_default=True, help="The key of each task's data holding the query id."
-)
-@click.option(
-    "--doc-field", default="doc_id", show_default=True, help="The key of each task's data holding the document id."
-)
-@click.option(
-    "--grade-from",
-    "control",
-    default=CONTROL_NAME,
-    show_default=True,
-    help="The control whose rating or choice is the grade (its name in the labeling config: a result's from_name).",
-)
-@click.option(
-    "--grade-offset",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Added to a rating: Label Studio's stars start at 1, so -1 makes 1..4 stars the grades 0..3.",
-)
-@click.option(
-    "--choice",
-    "choices",
-    multiple=True,
-    metavar="TEXT=GRADE",
-    help="The grade of a choice (repeat it for each); without it a choice is a level name of the scale or a number.",
-)
-@click.option("--query-text-field", metavar="KEY", help="Create the queries the store lacks, their text from this key.")
-@click.option("--doc-text-field", metavar="KEY", help="Create the documents the store lacks, their text from this key.")
-@click.option("--doc-title-field", metavar="KEY", help="The title of the documents --doc-text-field creates.")
-@click.option("--stratum", default=DEFAULT_STRATUM, show_default=True, help="The stratum of the queries created.")
-@click.option(
-    "--ground-truth-adjudicates",
-    is_flag=True,
-    help="A ground-truth annotation settles its pair (an adjudication) instead of being one vote.",
-)
+@_grade_options
+@_create_options
 @click.pass_context
 def import_label_studio(
     ctx: click.Context,
@@ -123,29 +144,35 @@ def _say_imported(file: Path, done: label_studio.Imported) -> None:
     )
 
 
+def _export_options(f: F) -> F:
+    """--all, --with-annotations, --control, --config."""
+    f = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Also write the labeling config (XML) of a project for these tasks here.",
+    )(f)
+    f = click.option(
+        "--control",
+        type=click.Choice(CONTROLS),
+        default="choices",
+        show_default=True,
+        help="The grade as a choice of the scale's levels, or as a rating (grade G: G + 1 stars).",
+    )(f)
+    f = click.option(
+        "--with-annotations",
+        is_flag=True,
+        help="Each task carries its pair's current votes and adjudication as annotations (implies --all).",
+    )(f)
+    f = click.option(
+        "--all", "every_pair", is_flag=True, help="A task for every judged pair too, not only the pooled-unjudged."
+    )(f)
+    return f
+
+
 @click.command("label-studio")
 @out_option
-@click.option(
-    "--all", "every_pair", is_flag=True, help="A task for every judged pair too, not only the pooled-unjudged."
-)
-@click.option(
-    "--with-annotations",
-    is_flag=True,
-    help="Each task carries its pair's current votes and adjudication as annotations (implies --all).",
-)
-@click.option(
-    "--control",
-    type=click.Choice(CONTROLS),
-    default="choices",
-    show_default=True,
-    help="The grade as a choice of the scale's levels, or as a rating (grade G: G + 1 stars).",
-)
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the labeling config (XML) of a project for these tasks here.",
-)
+@_export_options
 @click.pass_context
 def export_label_studio(
     ctx: click.Context,

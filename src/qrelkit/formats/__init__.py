@@ -8,6 +8,7 @@ the file and line; writers go through `atomic_write`.
     tsv            tab-separated queries
     beir           BEIR folders: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
     irds           ir_datasets records as queries, documents, qrels and grade levels
+    label_studio   Label Studio JSON exports and tasks, its labeling config
     records        qrels and runs given from Python (`qrelkit.evaluate`), whatever their shape
     columns        the fast TREC parser: numpy columns from a file's bytes
     _arrow         pyarrow's CSV reader as that parser's tokeniser (the `fast` extra)

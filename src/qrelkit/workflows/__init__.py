@@ -21,6 +21,7 @@
     demo        the bundled golden set
     frames      `qrelkit.load`: a golden set's data frames (pandas)
     irds        import an ir_datasets dataset (local files only)
+    label_studio  import a Label Studio export, export tasks and its config
 
     >>> from pathlib import Path
     >>> from qrelkit.storage import Store
@@ -46,6 +47,7 @@ MODULES = (
     "frames",
     "importing",
     "irds",
+    "label_studio",
     "judging",
     "outputs",
     "pairs",
