@@ -1,4 +1,4 @@
-"""export qrels / judgments: written to a temporary file, then renamed."""
+"""export qrels / judgments: written to a temporary file, then renamed (and hub, from `hub`: a folder)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from ..formats import atomic_write
 from ..render.styles import data
 from ..workflows import exporting
 from ._common import check_out, err, format_option, open_store, out_option, say
+from .hub import export_hub
 
 
 @click.group()
 def export() -> None:
-    """Export labels or the judgment log (written to a temporary file, then renamed)."""
+    """Export labels, the judgment log (written to a temporary file, then renamed) or a frozen version
+    as a Hugging Face dataset folder."""
 
 
 @export.command("qrels")
@@ -49,5 +51,7 @@ def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
         n = exporting.export_judgments(store, stream)
     say(f"wrote {n} events to ", data(out_path), console=err)
 
+
+export.add_command(export_hub)
 
 COMMANDS = [export]

@@ -1,4 +1,5 @@
-"""import queries / docs / qrels / judgments / beir / version: each import is one transaction."""
+"""import queries / docs / qrels / judgments / beir / version (and hub, from `hub`): each import is one
+transaction."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ..models import DEFAULT_STRATUM
 from ..render.styles import data
 from ..workflows import importing, versions
 from ._common import open_store, say
+from .hub import import_hub
 
 
 def _source(file: Path) -> str:
@@ -19,8 +21,8 @@ def _source(file: Path) -> str:
 
 @click.group("import")
 def import_() -> None:
-    """Import queries, documents, qrels, judgments, a BEIR folder or a frozen version (each import is
-    one transaction)."""
+    """Import queries, documents, qrels, judgments, a BEIR folder, a Hugging Face dataset folder or a
+    frozen version (each import is one transaction)."""
 
 
 @import_.command("queries")
@@ -135,5 +137,7 @@ def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
         return
     say("imported ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), " from ", data(folder))
 
+
+import_.add_command(import_hub)
 
 COMMANDS = [import_]
