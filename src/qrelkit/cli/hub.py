@@ -68,8 +68,8 @@ def export_hub(
     say(
         "wrote ",
         data(out_path),
-        f": {done.documents:,} documents, {done.queries:,} queries, {done.labels:,} labels (split "
-        f"{', '.join(done.splits)}), {done.rows:,} pairs in labels; content ",
+        f": {done.documents} documents, {done.queries} queries, {done.labels} labels (split "
+        f"{', '.join(done.splits)}), {done.rows} pairs in labels; content ",
         data(done.manifest.content_hash[:19]),
     )
 
@@ -98,10 +98,9 @@ def import_hub(ctx: click.Context, folder: Path, split: str, stratum: str, asses
     from ..workflows import hub_import
 
     r = hub_import.import_hub(open_store(ctx, create=True), folder, split=split, stratum=stratum, assessor=assessor)
-    states = f", {r.skipped:,} skipped" if r.with_labels else ""
+    states = f", {r.skipped} skipped" if r.with_labels else ""
     say(
-        f"imported {r.documents:,} documents, {r.queries:,} queries, {r.labels:,} labels{states}, "
-        f"{r.pooled:,} pooled from ",
+        f"imported {r.documents} documents, {r.queries} queries, {r.labels} labels{states}, {r.pooled} pooled from ",
         data(folder),
     )
     if r.content_hash is not None and r.exported_hash is not None:
