@@ -327,3 +327,9 @@ def test_without_qrelkit_json_the_labels_config_still_gives_states_strata_and_we
         "navigational": (0.45, 15, 2, 11),
         "other": (1.0, 1, 0, 0),
     }
+
+
+@pytest.mark.parametrize("stratum", ["a b", "all", "x\x1b[2J"])
+def test_a_stratum_option_breaking_the_stratum_rule_is_refused(run_cli: Cli, stratum: str) -> None:
+    refused = run_cli("import", "hub", str(mteb_folder(run_cli.tmp)), "--stratum", stratum, ok=False)
+    assert refused.exit_code == 2 and "invalid stratum" in refused.output and refused.output.count("\n") == 1

@@ -39,7 +39,6 @@ from ..models import (
     Query,
     Stratum,
     check_assessor,
-    is_identifier,
 )
 from ..storage import Store
 
@@ -69,8 +68,10 @@ def import_hub(
 ) -> HubImport:
     """Import the dataset folder `folder` (see the module)."""
     check_assessor(assessor, "--assessor")
-    if not is_identifier(stratum) or stratum == "all":
-        raise UsageError(f"invalid stratum {stratum!r:.60}", "names have no spaces or control characters")
+    try:
+        Query(id="q", text="", stratum=stratum)  # the one stratum rule, as `import queries --stratum` checks it
+    except ValueError:
+        raise UsageError(f"invalid stratum {stratum!r:.60}", "names have no spaces or control characters") from None
     layout = hub.find_layout(folder, split)
     info = hub.read_info(folder)
     with hub.rows_named([*layout.corpus, *layout.queries, *layout.qrels, *layout.labels]):
