@@ -7,12 +7,13 @@ the terminal UI's, found through the `qrelkit.commands` entry point.
     _common.py   consoles, the store, progress, errors, outputs, shared options
     setup.py     init, policy, strata, profiles
     content.py   queries list / remove, docs remove, removals
-    imports.py   import queries / docs / qrels / judgments / beir / version
+    imports.py   import queries / docs / qrels / judgments / beir / version (and hub)
     irds.py      import ir-datasets (loaded only when it runs)
     label_studio.py  import / export label-studio
     status.py    status, agreement
     pooling.py   pool, queue, assign
-    export.py    export qrels / judgments
+    export.py    export qrels / judgments (and hub)
+    hub.py       export hub, import hub: Hugging Face dataset folders (added to those two groups)
     score.py     score
     compare.py   compare (two runs or a leaderboard), sensitivity
     reports.py   reports list / show (kept with --save)

@@ -52,7 +52,7 @@ SUMMARIES = {
     "demo": "Load the bundled pydocs golden set and report on it.",
     "diff": "What changed between two frozen versions.",
     "docs": "The documents: list, show, remove.",
-    "export": "Export the labels (qrels), the log, or Label Studio tasks.",
+    "export": "Export the labels (qrels), the log, Hub or Label Studio files.",
     "freeze": "Freeze the store as a content-hashed version folder.",
     "import": "Import queries, documents, qrels, judgments, or a whole set.",
     "init": "Create the store, or change its name, scale and policy.",

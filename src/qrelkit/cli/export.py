@@ -1,4 +1,4 @@
-"""export qrels / judgments: written to a temporary file, then renamed."""
+"""export qrels / judgments: written to a temporary file, then renamed (and hub, from `hub`: a folder)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from ..formats import atomic_write
 from ..render.styles import data
 from ..workflows import exporting
 from ._common import check_out, err, format_option, open_store, out_option, say
+from .hub import export_hub
 from .label_studio import export_label_studio
 
 
 @click.group()
 def export() -> None:
-    """Export labels, the judgment log or Label Studio tasks (written to a temporary file, then
-    renamed)."""
+    """Export labels, the judgment log (written to a temporary file, then renamed), a frozen version
+    as a Hugging Face dataset folder, or Label Studio tasks."""
 
 
 @export.command("qrels")
@@ -52,6 +53,7 @@ def export_judgments(ctx: click.Context, out_path: Path | None) -> None:
     say(f"wrote {n} events to ", data(out_path), console=err)
 
 
+export.add_command(export_hub)
 export.add_command(export_label_studio)
 
 COMMANDS = [export]

@@ -1,4 +1,5 @@
-"""import queries / docs / qrels / judgments / beir / version: each import is one transaction."""
+"""import queries / docs / qrels / judgments / beir / version (and hub, from `hub`): each import is one
+transaction."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..models import DEFAULT_STRATUM
 from ..render.styles import data
 from ..workflows import importing, versions
 from ._common import open_store, say
+from .hub import import_hub
 from .label_studio import import_label_studio
 
 
@@ -63,8 +65,8 @@ class ImportGroup(click.Group):
 
 @click.group("import", cls=ImportGroup)
 def import_() -> None:
-    """Import queries, documents, qrels, judgments, a BEIR folder, an ir_datasets dataset, a Label
-    Studio export or a frozen version (each import is one transaction)."""
+    """Import queries, documents, qrels, judgments, a BEIR folder, a Hugging Face dataset folder, an
+    ir_datasets dataset, a Label Studio export or a frozen version (each import is one transaction)."""
 
 
 @import_.command("queries")
@@ -187,6 +189,7 @@ def import_version(ctx: click.Context, folder: Path, verify: bool) -> None:
     say("imported ", data(f"{m.name} {m.version} ({m.content_hash[:19]})"), " from ", data(folder))
 
 
+import_.add_command(import_hub)
 import_.add_command(import_label_studio)
 
 COMMANDS = [import_]

@@ -7,6 +7,9 @@ the file and line; writers go through `atomic_write`.
     jsondict       JSON dict runs and qrels ({"q1": {"d1": 2}}), as pytrec_eval and ranx take them
     tsv            tab-separated queries
     beir           BEIR folders: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv
+    hub            Hugging Face dataset folders (MTEB's layout): the files written and found, records read
+    hub_yaml       a dataset card's YAML header: written, and its `configs:` read
+    hub_card       the dataset card's Markdown body, generated from a version
     irds           ir_datasets records as queries, documents, qrels and grade levels
     label_studio   Label Studio JSON exports and tasks, its labeling config
     records        qrels and runs given from Python (`qrelkit.evaluate`), whatever their shape

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from ..models import Document, Query
@@ -14,6 +15,7 @@ from .reading import read_lines
 from .trec import QrelRecord
 
 QRELS_HINT = "BEIR qrels lines are 'query-id<TAB>corpus-id<TAB>score' after a header line"
+QRELS_ROW_HINT = 'qrels records are {"query-id": "...", "corpus-id": "...", "score": 2} (an integer score)'
 
 
 def _gz(folder: Path, name: str) -> Path:
@@ -27,34 +29,49 @@ def _gz(folder: Path, name: str) -> Path:
     )
 
 
-def _id(obj: dict[str, object], path: Path, lineno: int) -> str:
+def _id(obj: dict[str, object], what: str, name: str, lineno: int) -> str:
     value = obj.get("_id", obj.get("id"))
     if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
-        raise InputError("missing '_id'", "each line needs an '_id' string", path=display(path), line=lineno)
-    return check_id(str(value), "document" if path.name.startswith("corpus") else "query", display(path), lineno)
+        raise InputError("missing '_id'", "each line needs an '_id' string", path=name, line=lineno)
+    return check_id(str(value), what, name, lineno)
 
 
 def corpus_path(folder: PathLike) -> Path:
     return _gz(Path(folder), "corpus.jsonl")
 
 
+def corpus_document(obj: dict[str, Any], name: str, lineno: int) -> Document:
+    """A document from one corpus record (a JSON line, a Parquet row): `_id`, `title`, `text`;
+    the other fields (a `metadata` object, `url`) are kept as the document's metadata."""
+    fields = {k: v for k, v in obj.items() if k not in ("_id", "id", "title", "text")}
+    known = {"id": _id(obj, "document", name, lineno), "title": str(obj.get("title") or ""),
+             "text": str(obj.get("text") or "")}  # fmt: skip
+    return document_from({**fields, **known}, name, lineno)  # other fields: metadata
+
+
 def read_corpus_lines(folder: PathLike) -> Iterator[tuple[int, Document]]:
-    """(line number, document) for each line of the corpus; fields besides `_id`, `title` and
-    `text` (a `metadata` object, `url`) are kept as the document's metadata."""
+    """(line number, document) for each line of the corpus (see `corpus_document`)."""
     path = corpus_path(folder)
     name = display(path)
     for lineno, obj in read_objects(path):
-        fields = {k: v for k, v in obj.items() if k not in ("_id", "id", "title", "text")}
-        known = {"id": _id(obj, path, lineno), "title": str(obj.get("title") or ""), "text": str(obj.get("text") or "")}
-        yield lineno, document_from({**fields, **known}, name, lineno)  # other fields: metadata
+        yield lineno, corpus_document(obj, name, lineno)
+
+
+QUERY_HINT = "each line needs an '_id' and a 'text'"
+
+
+def query_from(obj: dict[str, Any], name: str, lineno: int, stratum: str, **more: Any) -> Query:
+    """A query from one queries record: `_id`, `text`, in `stratum`; `more` (a description) as given."""
+    given = {"id": _id(obj, "query", name, lineno), "text": str(obj.get("text") or ""), "stratum": stratum, **more}
+    return validate(Query, given, QUERY_HINT, name, lineno)
 
 
 def read_queries(folder: PathLike, stratum: str) -> Iterator[tuple[int, Query]]:
     """(line number, query) for each line of `queries.jsonl`, every query in `stratum`."""
     path = queries_path(folder)
+    name = display(path)
     for lineno, obj in read_objects(path):
-        given = {"id": _id(obj, path, lineno), "text": str(obj.get("text") or ""), "stratum": stratum}
-        yield lineno, validate(Query, given, "each line needs an '_id' and a 'text'", display(path), lineno)
+        yield lineno, query_from(obj, name, lineno, stratum)
 
 
 def queries_path(folder: PathLike) -> Path:
@@ -94,3 +111,23 @@ def read_qrels(path: PathLike) -> Iterator[QrelRecord]:
             name,
         )
         yield QrelRecord(qid, docid, grade, lineno)
+
+
+def qrel_from(obj: dict[str, Any], name: str, lineno: int) -> QrelRecord:
+    """A qrels record as JSON Lines and Parquet qrels hold them (MTEB's `default` config): `query-id`,
+    `corpus-id` and an integer `score` (a whole float, as a Parquet double column holds it, too)."""
+    ids = []
+    for key, what in (("query-id", "query"), ("corpus-id", "document")):
+        value = obj.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str) or not value:
+            raise InputError(f"field {key!r} must be a non-empty string", QRELS_ROW_HINT, path=name, line=lineno)
+        ids.append(check_id(value, what, name, lineno))
+    score = obj.get("score")
+    if isinstance(score, float) and score.is_integer():
+        score = int(score)
+    if not isinstance(score, int) or isinstance(score, bool):
+        raise InputError(f"field 'score' must be an integer (found {score!r:.40})", QRELS_ROW_HINT,
+                         path=name, line=lineno)  # fmt: skip
+    return QrelRecord(ids[0], ids[1], score, lineno)

@@ -14,6 +14,8 @@ from pydantic import BaseModel
 from ..models import (
     Comparison,
     Document,
+    HubInfo,
+    HubLabel,
     Judgment,
     Label,
     Leaderboard,
@@ -41,6 +43,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "comparison.schema.json": Comparison,
     "leaderboard.schema.json": Leaderboard,
     "sensitivity.schema.json": SensitivityReport,
+    "hub-info.schema.json": HubInfo,
+    "hub-label.schema.json": HubLabel,
 }
 """File name -> model; line schemas validate one JSONL line."""
 

@@ -85,3 +85,39 @@ def atomic_write(path: PathLike, *, parents: bool = False) -> Iterator[IO[str]]:
         if isinstance(exc, OSError):
             raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
         raise
+
+
+@contextlib.contextmanager
+def atomic_folder(target: Path, *, replace: bool = False) -> Iterator[Path]:
+    """Write a folder: the block fills a temporary folder beside `target`, which is then renamed
+    into place (onto an empty folder, or, with `replace`, swapped with the folder there, which is
+    then removed). If the block raises, the temporary folder is removed and `target` is left as
+    it was. Which folders may be replaced is the caller's rule; its parent must exist."""
+    import shutil
+
+    if not target.parent.is_dir():
+        raise InputError(
+            f"no folder {display(target.parent)}", "create it first, or check the path", path=display(target)
+        )
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        os.chmod(tmp, normal_mode(folder=True))  # mkdtemp's 0o700 -> what a new folder gets under the umask
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(target)) from None
+    old: Path | None = None
+    try:
+        yield tmp
+        if replace and target.is_dir() and any(target.iterdir()):
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+            os.rename(target, old / "folder")
+        os.rename(tmp, target)  # onto a missing or empty folder: atomic on one file system
+    except BaseException as exc:
+        if old is not None and not target.exists():
+            os.rename(old / "folder", target)  # put the replaced folder back
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(target)) from None
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)

@@ -50,6 +50,19 @@ ASSESSOR_RULE = (
 )
 
 
+AssessorKind = Literal["human", "machine"]
+"""Who made a judgment: a person, or a program (an LLM judge, a classifier)."""
+
+
+def assessor_kind(assessor: str) -> AssessorKind:
+    """What kind of assessor `assessor` is. Every judgment qrelkit records today is a person's
+    (the judging screen, imported judgments and qrels): there are no machine labels yet. The one
+    place that says so: a machine-assessor feature changes this function, and every export that
+    reports an assessor kind (`export hub`'s `labels` config) follows."""
+    del assessor
+    return "human"
+
+
 def check_assessor(name: str, given_as: str) -> str:
     """`name`, if it is an assessor name (`Assessor`); else a `UsageError` naming where it came
     from (`given_as`: `--assessor`, `$QRELKIT_ASSESSOR`, ...). The one check of every name given

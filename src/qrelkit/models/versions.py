@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, ConfigDict, Field
+from pydantic import AliasChoices, ConfigDict, Field, StrictInt, model_validator
 
 from .domain import (
     GradeScale,
     Identifier,
     LabelPolicy,
+    LabelState,
     ScoringProfile,
     Stratum,
+    Weight,
     _Model,
 )
 
@@ -137,3 +140,64 @@ class VersionDiff(_Model):
     """Stratum -> its weights, for every added, removed or reweighted one."""
     profiles: ProfileChanges
     coverage: CoverageChange
+
+
+# -- Hugging Face dataset folders (`export hub`, `import hub`) --------------------------------------
+
+HUB_FORMAT: Literal["qrelkit-hub"] = "qrelkit-hub"
+"""What `qrelkit.json` says it is (its `format`)."""
+
+
+class HubInfo(_Model):
+    """`qrelkit.json` of a Hugging Face dataset folder written by `qrelkit export hub`: what the
+    dataset's configs cannot hold (the scale, every stratum's weight, the profiles, the label
+    policy), so that `qrelkit import hub` brings the golden set back with its content hash."""
+
+    format: Literal["qrelkit-hub"] = HUB_FORMAT
+    format_version: Literal[1] = 1
+    name: Identifier
+    version: Identifier
+    parent_version: str | None = None
+    created: datetime
+    """When the version was frozen (not when it was exported: an export is reproducible)."""
+    note: str | None = None
+    content_hash: str
+    """The frozen version's content hash: an import that brings back the same content has it too."""
+    scale: GradeScale
+    strata: list[Stratum]
+    profiles: list[ScoringProfile]
+    label_policy: LabelPolicy
+    counts: dict[str, StratumCounts]
+    data_format: Literal["jsonl", "parquet"]
+    splits: dict[str, str | None]
+    """Qrels split (of the `default` config) -> the stratum whose labels it holds; null: every label."""
+
+
+class HubLabel(_Model):
+    """One row of the `labels` config: a (query, document) pair of the version, labeled, skipped
+    or pooled but not judged, with what the qrels config cannot say about it."""
+
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+
+    query_id: Identifier = Field(alias="query-id")
+    doc_id: Identifier = Field(alias="corpus-id")
+    state: LabelState
+    """graded, skipped (unsure: neither relevant nor irrelevant) or unlabeled (pooled, not judged)."""
+    grade: Annotated[StrictInt, Field(ge=0)] | None = None
+    """The label: present exactly when `state` is graded (grade 0: judged irrelevant)."""
+    stratum: Identifier
+    weight: Weight | None = None
+    """The stratum's traffic weight (null: the stratum has none)."""
+    assessor_kind: Literal["human", "machine", "mixed"] | None = None
+    """Who judged it (`models.assessor_kind` of each assessor whose vote counts); null: nobody."""
+    assessors: Annotated[StrictInt, Field(ge=0)] = 0
+    """How many assessors' votes count for the pair (an adjudication counts its adjudicator)."""
+    pooled_by: str | None = None
+    """An unlabeled pair's pool source: the runs that surfaced it, or the file that pooled it."""
+    best_rank: StrictInt | None = None
+
+    @model_validator(mode="after")
+    def _grade_matches_state(self) -> HubLabel:
+        if (self.state is LabelState.GRADED) != (self.grade is not None):
+            raise ValueError("a graded pair has a grade, a skipped or unlabeled one has none")
+        return self

@@ -12,6 +12,8 @@
     versions    snapshot, freeze, load a version
     importing   queries, documents, qrels, judgments, BEIR
     exporting   labels, the event log
+    hub         a frozen version as a Hugging Face dataset folder (`export hub`)
+    hub_import  a Hugging Face / MTEB / BEIR dataset folder into the store (`import hub`)
     saved       reports kept in the store (`--save`): keep, list, read back
     outputs     where a command may write (never the store or an input)
     setup       the store, scale, policy, strata, profiles
@@ -45,6 +47,8 @@ MODULES = (
     "demo",
     "exporting",
     "frames",
+    "hub",
+    "hub_import",
     "importing",
     "irds",
     "label_studio",
