@@ -18,8 +18,17 @@ STOPWORDS = frozenset(
 
 
 def query_terms(text: str) -> list[str]:
-    """Words of the query worth highlighting in a document."""
-    return [w for w in dict.fromkeys(re.findall(r"[A-Za-z0-9_]+", text.lower())) if w not in STOPWORDS and len(w) > 1]
+    """Words of the query worth highlighting in a document (any script: `\\w` is Unicode's)."""
+    words = re.findall(r"\w+", text.lower())
+    return [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
+
+
+def terms_pattern(terms: list[str]) -> re.Pattern[str] | None:
+    """The terms as whole words, case-insensitive (`test` is not highlighted in `latest`)."""
+    if not terms:
+        return None
+    alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
 def document_body(doc_id: str, doc: Document | None, query_text: str) -> Text:
@@ -32,8 +41,11 @@ def document_body(doc_id: str, doc: Document | None, query_text: str) -> Text:
     else:
         if doc.title:
             body.append_text(data(f"  {doc.title}", "bold cyan"))
-        body.append_text(data("\n\n" + doc.text))
-    body.highlight_words(query_terms(query_text), style="bold yellow on grey23", case_sensitive=False)
+        # CRLF line ends are line ends (they showed `\x0d` on every line); a lone CR stays visible
+        body.append_text(data("\n\n" + doc.text.replace("\r\n", "\n")))
+    pattern = terms_pattern(query_terms(query_text))
+    if pattern is not None:
+        body.highlight_regex(pattern, style="bold yellow on grey23")
     return body
 
 
