@@ -395,7 +395,7 @@ def test_hostile_text_is_stored_as_given_and_shown_only_as_plain_text(run_cli: C
     that cannot be one is refused with the reason, shown visibly."""
     run_cli("init")
     text = "[red]x[/] \x1b[2J \x07 \u202e end"
-    tasks = [
+    tasks: list[dict[str, Any]] = [
         {
             "id": 1,
             "data": {"q": "q[red]x[/]", "d": "d[bold]y", "qt": text, "dt": text, "dn": "[link=file:///x]t"},
