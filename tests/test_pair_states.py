@@ -107,3 +107,22 @@ def test_retracting_without_a_vote_of_ones_own_writes_nothing(run_cli: Cli) -> N
         session.judge(label.query_id, label.doc_id, JudgmentState.GRADED, 1)
         session.judge(label.query_id, label.doc_id, JudgmentState.RETRACTED)
         assert [e.state for e in store.log.events()[before:]] == [JudgmentState.GRADED, JudgmentState.RETRACTED]
+
+
+def test_judged_counts_documents_not_events(run_cli: Cli) -> None:
+    """ "judged N" counted events: a regrade or a note counted again."""
+    from qrelkit.storage import Store
+    from qrelkit.workflows.judging import JudgingSession
+
+    run_cli("import", "version", str(ROOT / "goldensets" / "pydocs" / "1.0"))
+    with Store.open(run_cli.db) as store:
+        (q, d1), (_, d2) = [(x.query_id, x.doc_id) for x in store.reads.labels() if x.query_id == "con-02"][:2]
+        session = JudgingSession(store, "counter")
+        session.judge(q, d1, JudgmentState.GRADED, 1)
+        session.judge(q, d1, JudgmentState.GRADED, 2)
+        session.note(q, d1, "a second look")
+        assert (session.judged, session.events) == (1, 3)
+        session.judge(q, d2, JudgmentState.SKIPPED)
+        assert session.judged == 2
+        session.judge(q, d2, JudgmentState.RETRACTED)
+        assert (session.judged, session.events) == (1, 5)

@@ -102,7 +102,7 @@ class JudgingSession:
     """The judging queue's order (`qrelkit queue --order`): documents and next queries follow it."""
     seed: int = 0
     scale: GradeScale = field(init=False)
-    judged: int = 0
+    events: int = 0
     """Events this session committed (what the screen shows is already on disk)."""
     _reader: Store | None = field(init=False, default=None, repr=False)
     _queue: list[QueueItem] | None = field(init=False, default=None, repr=False)
@@ -118,6 +118,12 @@ class JudgingSession:
     _history: list[tuple[str, str, resolution.Vote | None]] = field(init=False, default_factory=list, repr=False)
     _seen: dict[str, int] = field(init=False, default_factory=dict, repr=False)
     _leaser: Store | None = field(init=False, default=None, repr=False)
+
+    @property
+    def judged(self) -> int:
+        """Documents this session holds a vote on (a regrade or a note is no new document; a
+        retraction takes one off): what "judged N" on the screens counts."""
+        return len(self._done)
 
     def __post_init__(self) -> None:
         self.scale = self.store.settings.scale
@@ -177,7 +183,7 @@ class JudgingSession:
         """`event` is committed as `seq`: the session's counts, and the log position this
         session has seen of its query (`changed`: its own events are no news; `seq` is the
         highest in the log when it was appended)."""
-        self.judged += event.state is not JudgmentState.NOTED
+        self.events += 1
         pair = (event.query_id, event.doc_id)
         if event.state in (JudgmentState.CLEARED, JudgmentState.RETRACTED):
             self._done.discard(pair)

@@ -176,7 +176,7 @@ class QueryListScreen(Screen[None]):
         """Load whenever the list is shown: first push, and each return from judging (so it
         never loads while hidden under a judging screen opened with `judge --query`)."""
         self.call_after_refresh(self._load_if_shown)
-        if self.assigned and self.session.judged != self._judged_at_queue:
+        if self.assigned and self.session.events != self._judged_at_queue:
             self.post_message(QueueStale())  # judged since: the assignment marks may be stale
 
     def _load_if_shown(self) -> None:
@@ -196,7 +196,7 @@ class QueryListScreen(Screen[None]):
         """The judging queue arrived: its `assigned` entries are this assessor's pending assignments."""
         before = self.assigned
         self.assigned = Counter(i.query_id for i in self.session.queue() if i.source == "assigned")
-        self.queue_known, self._judged_at_queue = True, self.session.judged
+        self.queue_known, self._judged_at_queue = True, self.session.events
         if self.only_mine:
             self.show(self.rows)
             return
