@@ -4,12 +4,31 @@ it says so and moves on, and nothing is recorded."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from qrelkit.storage import Store
+from qrelkit.tui.screens import judging as judging_screen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.workflows.removing import remove_documents, remove_queries
 
-from .conftest import judge_app, make_store
+from .conftest import judge_app, make_store, until
+
+
+@pytest.fixture(autouse=True)
+def _no_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key must meet the screen as it was drawn: the 2 s poll would re-read the query first
+    on a busy machine (then the key lands on the document shown after it, rightly, and the
+    refusal these tests check never happens)."""
+    monkeypatch.setattr(judging_screen, "POLL_SECONDS", 3600.0)
+
+
+async def _queue_drawn(pilot: Any, app: Any) -> None:
+    """The judging queue computed and its arrival handled: its arrival re-reads the query once
+    (`QueueReady`), which would drop the removed document before the key reaches it."""
+    await until(pilot, lambda: app._queue_ready)
+    await pilot.pause()
 
 
 def _saved(screen: JudgingScreen) -> str:
@@ -23,6 +42,7 @@ async def test_a_key_on_a_removed_query_says_so_and_records_nothing(tmp_path: Pa
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, JudgingScreen)
+        await _queue_drawn(pilot, app)
         remove_queries(other, ["q1"], with_labels=True, assessor="owner")
         before = len(other.log.events())
         await pilot.press("3")
@@ -41,7 +61,9 @@ async def test_a_key_on_a_removed_document_says_so_and_moves_on(tmp_path: Path) 
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
-        assert isinstance(screen, JudgingScreen) and screen.docs[screen.position].doc_id == "d1"
+        assert isinstance(screen, JudgingScreen)
+        await _queue_drawn(pilot, app)
+        assert screen.docs[screen.position].doc_id == "d1"
         remove_documents(other, ["d1"], with_labels=True, assessor="owner")
         await pilot.press("2")
         assert "not saved: document 'd1' was removed from the golden set" in _saved(screen)
