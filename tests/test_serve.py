@@ -260,6 +260,9 @@ async def test_the_link_sets_an_httponly_cookie_and_drops_the_token(served: tupl
     page = await client.get("/?fontsize=14")  # the cookie now
     assert page.status == 200 and "ws://judge.test/ws" in await page.text()
     assert token not in await page.text()
+    # nothing from another site: the web font link is gone and the policy forbids any (issue 25)
+    assert "googleapis" not in await page.text() and "https://" not in await page.text()
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
 
 
 @pytest.mark.parametrize(
