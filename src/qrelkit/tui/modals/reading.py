@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -34,6 +35,21 @@ class ReadingScreen(ModalScreen[None]):
             with VerticalScroll(id="body"):
                 yield Static(self.body, id="text")
             yield Static(Text("↑ ↓ pgup pgdn home end: scroll · esc: close", "dim"), id="hint")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.fit)
+
+    def fit(self) -> None:
+        """The text's scroll area gets what the box has left once the heading, the hint and the
+        border are drawn: sized by the content alone, it ran past the box on a small terminal and
+        its last lines could never be scrolled into view."""
+        box = self.query_one(Vertical)
+        used = sum(self.query_one(f"#{name}").outer_size.height for name in ("heading", "hint"))
+        room = int(self.size.height * 0.9) - used - box.styles.gutter.height
+        self.query_one("#body").styles.max_height = max(room, 3)
 
     def action_close(self) -> None:
         self.dismiss(None)
