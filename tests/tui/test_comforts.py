@@ -3,6 +3,7 @@ long notes, the session panel, scrolling, grades above 9, the grade definitions,
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 
@@ -13,7 +14,6 @@ from textual.widgets import Static
 from qrelkit.models import Document, GradeScale, Judgment, JudgmentState, PoolEntry, Query
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
-from qrelkit.tui.grade_entry import PAUSE
 from qrelkit.tui.modals.help import KEYS as HELP_KEYS
 from qrelkit.tui.modals.next_query import NextQueryScreen
 from qrelkit.tui.modals.reading import ReadingScreen
@@ -205,8 +205,7 @@ async def test_on_a_scale_above_9_digits_make_one_grade() -> None:
         await pilot.pause()
         screen = _judging(app)
         panel = screen.query_one(SessionPanel)
-        keys, entry = screen.grade_keys, screen.grade_keys.entry
-        keys.pause = 600.0  # while digits are checked pending: no busy machine ends the pause between two keys
+        entry = screen.grade_keys.entry
         await pilot.press("1")
         assert _grades(store) == [] and "grade 1_" in str(panel.render())  # shown while pending
         await pilot.press("2")  # 12: no digit can extend it, saved at once
@@ -223,10 +222,12 @@ async def test_on_a_scale_above_9_digits_make_one_grade() -> None:
         assert entry.typed == "" and _grades(store) == [12, 3, 1]
         await pilot.press("1", "escape")  # esc cancels what was typed (and stays)
         assert entry.typed == "" and app.screen is screen and _grades(store) == [12, 3, 1]
-        keys.pause = PAUSE
         await pilot.press("1")
-        await until(pilot, lambda: _grades(store) == [12, 3, 1, 1])  # a lone digit is saved after the pause
-        assert entry.typed == ""
+        await asyncio.sleep(1.5)  # a pause saves nothing: a lone digit waits for enter or a digit
+        await pilot.pause()
+        assert _grades(store) == [12, 3, 1] and entry.typed == "1" and "grade 1_" in str(panel.render())
+        await pilot.press("1")  # 11: saved at once
+        assert _grades(store) == [12, 3, 1, 11] and entry.typed == ""
         assert isinstance(app.screen, NextQueryScreen)  # d4 was the last unlabeled
 
 
@@ -240,8 +241,8 @@ async def test_a_digit_typed_on_one_document_is_never_saved_on_another() -> None
         await pilot.press("1")
         screen.position += 1  # the screen moves on by itself (another assessor's judgment, say)
         screen.refresh_view()
-        await until(pilot, lambda: screen.grade_keys.entry.typed == "")  # the pause ended: committed, or not
-        assert _grades(store) == []
+        await pilot.press("enter")  # the digit was typed on another document: refused
+        assert screen.grade_keys.entry.typed == "" and _grades(store) == []
 
 
 async def test_on_a_scale_up_to_9_a_digit_judges_at_once() -> None:

@@ -64,7 +64,6 @@ def test_judging_screen_with_cut_guidelines_a_long_note_and_a_grade_typed(
     async def type_one(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
         assert isinstance(screen, JudgingScreen)
-        screen.grade_keys.pause = 600.0  # the digit stays typed for the snapshot
         await pilot.press("1")
         await _settle(pilot)
 

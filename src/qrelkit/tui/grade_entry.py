@@ -1,6 +1,8 @@
 """Grade keys: one digit is a grade on a scale of at most ten grades; on a longer scale (top grade
-above 9) digits add up to a number (`1`, `2` -> 12), committed by enter, by a pause of `PAUSE`
-seconds, or as soon as no further digit could make a grade on the scale (`3` on a 0-12 scale).
+above 9) digits add up to a number (`1`, `2` -> 12), committed by enter or as soon as no further
+digit could make a grade on the scale (`3` on a 0-12 scale). A pending digit waits, shown, for
+the next key however long it takes: a pause no longer commits it (a 1.1 s pause between the digits
+of 12 recorded two grades, 1 and 2).
 
 A digit that would make a number above the top grade cancels what was typed: nothing is
 recorded that the assessor did not type as a whole (`1`, `5` on a 0-12 scale is not taken as
@@ -14,11 +16,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from textual import events
-from textual.timer import Timer
 from textual.widget import Widget
-
-PAUSE = 1.0
-"""Seconds after the last digit before what was typed is committed."""
 
 
 class Typed(Enum):
@@ -27,7 +25,7 @@ class Typed(Enum):
     COMMIT = "commit"
     """A whole grade: record it now."""
     WAIT = "wait"
-    """Part of a grade: wait for another digit, enter or the pause."""
+    """Part of a grade: wait for another digit or enter."""
     REFUSED = "refused"
     """No such grade: nothing is recorded, what was typed is dropped."""
 
@@ -60,7 +58,7 @@ class GradeEntry:
         return Typed.COMMIT, int(digits)
 
     def commit(self) -> int | None:
-        """Enter, or the pause: the grade typed so far (None: nothing typed)."""
+        """Enter: the grade typed so far (None: nothing typed)."""
         digits, self.typed = self.typed, ""
         return int(digits) if digits else None
 
@@ -73,9 +71,9 @@ class GradeEntry:
 
 
 class GradeKeys:
-    """A screen's grade keys (`GradeEntry`), with the pause's timer: `commit(grade)` records a
-    grade, `show(typed)` shows the digits typed so far, `target()` names what is being graded
-    (what was typed is saved only if the screen still shows that when it is committed)."""
+    """A screen's grade keys (`GradeEntry`): `commit(grade)` records a grade, `show(typed)` shows
+    the digits typed so far, `target()` names what is being graded (what was typed is saved only if
+    the screen still shows that when it is committed)."""
 
     def __init__(
         self,
@@ -88,8 +86,6 @@ class GradeKeys:
         self.screen = screen
         self.entry = GradeEntry(max_grade)
         self.commit_grade, self.show, self.target = commit, show, target
-        self.pause = PAUSE
-        self._pause: Timer | None = None
         self._typed_on: Hashable = None
 
     def key(self, event: events.Key) -> None:
@@ -106,8 +102,6 @@ class GradeKeys:
                 self.commit()
             elif event.key == "backspace":
                 self.entry.back()
-                if not self.entry.typed:
-                    self.stop_pause()
                 self.show(self.entry.typed)
             else:
                 self.cancel()
@@ -115,7 +109,6 @@ class GradeKeys:
     def digit(self, char: str) -> None:
         attempt = self.entry.typed + char
         typed, grade = self.entry.press(char)
-        self.stop_pause()
         if typed is Typed.COMMIT and grade is not None:
             if attempt != char:
                 self.show("")
@@ -124,16 +117,13 @@ class GradeKeys:
         if typed is Typed.WAIT:
             if len(self.entry.typed) == 1:
                 self._typed_on = self.target()
-            self._pause = self.screen.set_timer(self.pause, self.commit)
         else:
             top = self.entry.max_grade
             self.screen.notify(f"no grade {attempt} on this scale (0-{top}): nothing saved", severity="warning")
         self.show(self.entry.typed)
 
     def commit(self) -> None:
-        """enter, or the pause after the last digit: save the grade typed, if the screen still
-        shows what it was typed on."""
-        self.stop_pause()
+        """enter: save the grade typed, if the screen still shows what it was typed on."""
         grade = self.entry.commit()
         self.show("")
         if grade is None:
@@ -144,11 +134,5 @@ class GradeKeys:
         self.commit_grade(grade)
 
     def cancel(self) -> None:
-        self.stop_pause()
         self.entry.cancel()
         self.show("")
-
-    def stop_pause(self) -> None:
-        if self._pause is not None:
-            self._pause.stop()
-            self._pause = None

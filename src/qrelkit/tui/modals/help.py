@@ -14,7 +14,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Judging a query",
         [
             ("0 1 2 3 …", "give that grade, save, go to the next document"),
-            ("1 2  → 12", "scales above 9: digits add up; enter or a 1 s pause saves"),
+            ("1 2  → 12", "scales above 9: digits add up; enter saves (a pending digit waits)"),
             ("s", "skip / unsure (recorded; stays unlabeled for scoring)"),
             ("u", "retract your own vote (the others' votes stand)"),
             ("z  backspace", "undo this session's last judgment, go back to it"),

@@ -105,5 +105,5 @@ def grades(scale: GradeScale) -> ReadingScreen:
         style="dim",
     )
     if scale.max_grade > 9:
-        body.append("\nGrades above 9: type the digits (1 then 2 for 12); enter or a 1 s pause saves.", style="dim")
+        body.append("\nGrades above 9: type the digits (1 then 2 for 12); enter saves what is typed.", style="dim")
     return ReadingScreen(Text("Grades", "bold"), body)
