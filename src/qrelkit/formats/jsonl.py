@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, TypeVar
 
@@ -16,7 +15,7 @@ from ..errors import InputError
 from ..models import Document, Query
 from . import validation
 from .ids import check_id, refuse_repeat
-from .jsonsafe import DuplicateKeyError, unique_keys
+from .jsonsafe import DuplicateKeyError, refuse_lone_surrogates, unique_keys
 from .paths import PathLike, display
 from .reading import read_lines
 from .trec import GRADE_MAX, GRADE_MIN, RUN_REPEAT_HINT, QrelRecord, RunRecord
@@ -62,30 +61,11 @@ def read_objects(path: PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
                 path=name,
                 line=lineno,
             )
-        if _SURROGATE.search(text):
-            _refuse_lone_surrogates(obj, name, lineno)
+        refuse_lone_surrogates(text, obj, path=name, line=lineno, nested_hint=FLAT_HINT)
         yield lineno, obj
 
 
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-"""A `\\uD800`-`\\uDFFF` escape: a pair of them is one character, one alone is no text at all."""
-
-
-def _refuse_lone_surrogates(obj: dict[str, Any], name: str, lineno: int) -> None:
-    """A lone surrogate (`"\\ud800"`) decodes to a string no UTF-8 file or SQLite text can hold."""
-    try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError(
-            "a string holds a lone surrogate escape (\\uD800-\\uDFFF without its pair)",
-            "write the character itself, or both halves of its surrogate pair",
-            path=name,
-            line=lineno,
-        ) from None
-    except RecursionError:
-        raise InputError(
-            "JSON nested too deeply", "each line must be one flat JSON object", path=name, line=lineno
-        ) from None
+FLAT_HINT = "each line must be one flat JSON object"
 
 
 def read_models(path: PathLike, model: type[M], hint: str | None = None) -> Iterator[tuple[int, M]]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+
+from ..errors import InputError
 
 
 class DuplicateKeyError(ValueError):
@@ -35,3 +38,25 @@ def long_number_line(text: str) -> int | None:
     integers over 4,300 digits with a ValueError "Exceeds the limit"), if the text holds one."""
     found = _LONG_NUMBER.search(text)
     return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A `\\uD800`-`\\uDFFF` escape: a pair of them is one character, one alone is no text at all."""
+
+
+def refuse_lone_surrogates(text: str, obj: Any, *, path: str, line: int | None = None, nested_hint: str) -> None:
+    """Refuse what `text` parsed to (`obj`) when it holds a lone surrogate (`"\\ud800"`): it decodes
+    to a string no UTF-8 file or SQLite text can hold. Only text with such an escape is checked."""
+    if not _SURROGATE.search(text):
+        return
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            "a string holds a lone surrogate escape (\\uD800-\\uDFFF without its pair)",
+            "write the character itself, or both halves of its surrogate pair",
+            path=path,
+            line=line,
+        ) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", nested_hint, path=path, line=line) from None

@@ -33,7 +33,7 @@ from ..models import ASSESSOR_RULE, TIMESTAMP_FORM, GradeScale, Judgment, Judgme
 from ..models.domain import TIMESTAMP
 from . import validation
 from .ids import check_id
-from .jsonsafe import DuplicateKeyError, unique_keys
+from .jsonsafe import DuplicateKeyError, refuse_lone_surrogates, unique_keys
 from .paths import PathLike, display
 from .reading import read_bytes
 
@@ -112,9 +112,6 @@ def _no_constant(name: str) -> Any:
     raise _NotFinite(name)
 
 
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
 def load(path: PathLike) -> list[Any]:
     """The export's list of tasks, parsed: broken JSON is an error naming its line; a repeated key,
     NaN, an integer over 4,300 digits or a lone surrogate is refused."""
@@ -139,15 +136,7 @@ def load(path: PathLike) -> list[Any]:
         raise InputError(f"{exc} is not a JSON number", "numbers are finite", path=name) from None
     except ValueError:  # an integer over 4,300 digits ("Exceeds the limit")
         raise InputError("a number is too long (over 4,300 digits)", path=name) from None
-    if _SURROGATE.search(text):
-        try:
-            json.dumps(tasks, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError(
-                "a string holds a lone surrogate escape (\\uD800-\\uDFFF without its pair)",
-                "write the character itself, or both halves of its pair",
-                path=name,
-            ) from None
+    refuse_lone_surrogates(text, tasks, path=name, nested_hint=EXPORT_HINT)
     if not isinstance(tasks, list):
         found = "one JSON object" if isinstance(tasks, dict) else f"a JSON {_kind(tasks)}"
         raise InputError(f"expected a JSON list of tasks, found {found}", EXPORT_HINT, path=name)
