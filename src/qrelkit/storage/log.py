@@ -226,6 +226,11 @@ class Log(Part):
             for seq, d, st, g, a, ts, n in rows
         ]
 
+    def size(self) -> int:
+        """The sequence number of the latest event of the whole log (0: none), read from the
+        index: how big the log is, at no cost."""
+        return int(self._scalar("SELECT max(seq) FROM judgments") or 0)
+
     def last_seq(self, query_id: str) -> int:
         """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
         return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)

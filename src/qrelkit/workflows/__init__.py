@@ -6,6 +6,7 @@
     compare     pair two runs or reports; comparability; CI gates
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
+    queue_process  a large store's queue computed in a process of its own (never in the screen's)
     judging     a judging session: documents, judging, adjudication
     pairs       a pair's state as a judging screen shows it: votes, blind assignments, notes, leases
     assessors   overlap assignments, agreement
@@ -57,6 +58,7 @@ MODULES = (
     "pairs",
     "pooling",
     "queue",
+    "queue_process",
     "removing",
     "saved",
     "scoring",

@@ -36,6 +36,7 @@ from ..models import (
 from ..storage import BUSY_TIMEOUT_MS, Store
 from .pairs import UNDO_TEXT, document_state, documents, own_vote, states
 from .queue import impacts, labels_by_query, ordered_queue
+from .queue_process import QueueProcess
 
 
 def current_assessor() -> str:
@@ -118,6 +119,8 @@ class JudgingSession:
     _history: list[tuple[str, str, resolution.Vote | None]] = field(init=False, default_factory=list, repr=False)
     _seen: dict[str, int] = field(init=False, default_factory=dict, repr=False)
     _leaser: Store | None = field(init=False, default=None, repr=False)
+    _process: QueueProcess = field(init=False, default_factory=QueueProcess, repr=False)
+    """Where a large store's queue is computed (`queue_process`): never in the screen's process."""
 
     @property
     def judged(self) -> int:
@@ -432,11 +435,16 @@ class JudgingSession:
         if store is None:
             reader = self.store.reader()
             try:
-                return self.refresh_queue(reader)
+                items = self._process.compute(
+                    reader, self.order, seed=self.seed, stratum=self.stratum, assessor=self.assessor
+                )
+                return self._set_queue(items) if items is not None else self.refresh_queue(reader)
             finally:
                 if reader is not self.store:  # an in-memory store is its own reader
                     reader.close()
-        items = ordered_queue(store, self.order, seed=self.seed, stratum=self.stratum, assessor=self.assessor)
+        self._set_queue(ordered_queue(store, self.order, seed=self.seed, stratum=self.stratum, assessor=self.assessor))
+
+    def _set_queue(self, items: list[QueueItem]) -> None:
         positions: dict[str, dict[str, int]] = {}
         for n, item in enumerate(items):
             positions.setdefault(item.query_id, {})[item.doc_id] = n
@@ -488,6 +496,7 @@ class JudgingSession:
             if conn is not None and conn is not self.store:
                 conn.close()
         self._reader = self._leaser = None
+        self._process.close()
         self.store.close()
 
 
