@@ -3,7 +3,8 @@ computes; a small or in-memory store, or a process that fails, is computed in th
 
 from __future__ import annotations
 
-import multiprocessing
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -62,27 +63,45 @@ def test_a_session_of_a_large_store_takes_the_processs_queue(
     session.refresh_queue()  # as the app's worker calls it
     assert used == [len(session.queue())] and used[0] > 0
     assert as_rows(session.queue()) == as_rows(ordered_queue(file_store, "impact", assessor="ann"))
+    child = session._process._process
+    assert child is not None and child.poll() is None  # kept for the next computation
     session.close()
-    assert session._process._pool is None  # closing the session ends the process
+    assert child.poll() is not None and session._process._process is None  # closing the session ends it
+    assert session._process.compute(Store.memory(), "impact", seed=0, stratum=None, assessor=None) == []
 
 
 def test_small_and_in_memory_stores_stay_in_the_thread(file_store: Store, store: Store) -> None:
     process = QueueProcess()
     assert process.compute(file_store, "impact", seed=0, stratum=None, assessor=None) is None  # 1 event
     assert process.compute(store, "impact", seed=0, stratum=None, assessor=None) is None
-    assert process._pool is None  # no process was started for them
+    assert process._process is None  # no process was started for them
 
 
-def test_a_process_that_cannot_start_leaves_the_queue_to_the_thread(
-    file_store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_process_that_dies_leaves_the_queue_to_the_thread(file_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(queue_process, "PROCESS_ABOVE", 0)
 
-    def refused(method: str) -> None:
-        raise OSError("no processes here")
-
-    monkeypatch.setattr(multiprocessing, "get_context", refused)
+    monkeypatch.setattr(queue_process, "CHILD", "raise SystemExit(3)")
     session = JudgingSession(file_store, "ann")
     session.refresh_queue()
     assert as_rows(session.queue()) == as_rows(ordered_queue(file_store, "impact", assessor="ann"))
     session.close()
+
+
+def test_closing_ends_a_computation_under_way_at_once(file_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Quitting `judge` while a large queue is computed: the process is killed, the waiting worker
+    thread gets an empty queue and ends, so the app does not wait seconds to exit."""
+    monkeypatch.setattr(queue_process, "PROCESS_ABOVE", 0)
+    monkeypatch.setattr(queue_process, "CHILD", "import sys, time; sys.stdin.buffer.read(1); time.sleep(120)")
+    process = QueueProcess()
+    got: list[list[QueueItem] | None] = []
+    worker = threading.Thread(
+        target=lambda: got.append(process.compute(file_store, "impact", seed=0, stratum=None, assessor=None))
+    )
+    worker.start()
+    deadline = time.monotonic() + 30
+    while process._process is None:  # the computation has started
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    process.close()
+    worker.join(timeout=10)
+    assert not worker.is_alive() and got == [[]]

@@ -168,5 +168,6 @@ class JudgeApp(App[None]):
             screen.post_message(QueueReady(first=first))
 
     def on_unmount(self) -> None:
+        self.session.stop_queue()  # a computation under way ends with the app, not seconds after it
         gc.enable()
         gc.unfreeze()

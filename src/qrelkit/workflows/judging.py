@@ -450,6 +450,11 @@ class JudgingSession:
             positions.setdefault(item.query_id, {})[item.doc_id] = n
         self._queue, self._positions = items, positions
 
+    def stop_queue(self) -> None:
+        """Drop a queue computation under way (the screen is closing): its process ends now, so
+        quitting never waits for it; the queue is not computed again in this session."""
+        self._process.close()
+
     def order_docs(self, query_id: str, docs: list[DocState]) -> list[DocState]:
         """A query's documents with its queued (unlabeled) ones in queue order; the others keep
         their places, so with the depth order nothing moves. Before the queue is computed (in a

@@ -12,10 +12,12 @@ costs more than it saves there. If the process cannot start or fails, the thread
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+import pickle
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from ..models import QueueItem, QueueOrder
 from ..storage import Store
@@ -47,34 +49,80 @@ def queue_rows(path: str, order: QueueOrder, seed: int, stratum: str | None, ass
     return [(i.query_id, i.doc_id, i.priority, i.best_rank, i.source) for i in items]
 
 
+def serve(requests: BinaryIO, replies: BinaryIO) -> None:
+    """The queue process: one computation per request read from `requests`, each reply written
+    to `replies` (pickled), until the session closes the pipe."""
+    _lower_priority()
+    while True:
+        try:
+            request = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, object] = ("ok", queue_rows(*request))
+        except Exception as error:  # noqa: BLE001 - said to the session, which computes it itself
+            reply = ("failed", repr(error))
+        pickle.dump(reply, replies)
+        replies.flush()
+
+
+CHILD = "import sys; from qrelkit.workflows.queue_process import serve; serve(sys.stdin.buffer, sys.stdout.buffer)"
+
+
 @dataclass
 class QueueProcess:
-    """One process, started on the first large computation and kept for the session's later ones."""
+    """One process, started on the first large computation and kept for the session's later ones;
+    ended (killed, mid-computation or not) when the session closes, so quitting never waits."""
 
-    _pool: ProcessPoolExecutor | None = field(default=None, repr=False)
+    _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    closed: bool = False
 
     def compute(
         self, store: Store, order: QueueOrder, *, seed: int, stratum: str | None, assessor: str | None
     ) -> list[QueueItem] | None:
         """The queue of `store`'s file computed in the process; None when the store is small or in
-        memory, or the process failed (the caller computes it in its thread). `store` is the
-        calling thread's own connection (a reader)."""
+        memory, or the process failed (the caller computes it in its thread); empty once the
+        session is closed. `store` is the calling thread's own connection (a reader)."""
+        if self.closed:
+            return []
         path = store.path
         if path is None or store.log.size() <= PROCESS_ABOVE:
             return None
         try:
-            if self._pool is None:
-                context = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads copied
-                self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_lower_priority)
-            rows = self._pool.submit(queue_rows, path, order, seed, stratum, assessor).result()
-        except Exception:  # noqa: BLE001 - a broken or refused process: the thread computes the same
-            self.close()
+            process = self._start()
+            assert process.stdin is not None and process.stdout is not None  # both are pipes
+            pickle.dump((path, order, seed, stratum, assessor), process.stdin)
+            process.stdin.flush()
+            status, rows = pickle.load(process.stdout)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # it could not start, or it died
+            status, rows = "failed", None
+        if self.closed:
+            return []
+        if status != "ok":
+            self.close(closed=False)
             return None
         return [
             QueueItem.model_construct(query_id=q, doc_id=d, priority=p, best_rank=r, source=s) for q, d, p, r, s in rows
         ]
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                [sys.executable, "-c", CHILD],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            )
+        return self._process
+
+    def close(self, *, closed: bool = True) -> None:
+        """End the process at once (a computation under way is dropped)."""
+        self.closed = self.closed or closed
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait(timeout=5)
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
