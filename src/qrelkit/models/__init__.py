@@ -63,7 +63,7 @@ from .domain import (
     utcnow,
     weight_shares,
 )
-from .judging import DocState, PairNote, QueryProgress, default_assessor
+from .judging import ROLES, DocState, PairNote, QueryProgress, Role, default_assessor
 from .leaderboard import (
     CORRECTIONS,
     Correction,
@@ -176,8 +176,10 @@ __all__ = [
     "QueryScore",
     "QueueItem",
     "QueueOrder",
+    "ROLES",
     "ReportKind",
     "Removal",
+    "Role",
     "RunCoverage",
     "SavedReport",
     "ScoreReport",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -10,6 +11,12 @@ from .domain import (
     LabelState,
     _Model,
 )
+
+Role = Literal["assessor", "adjudicator"]
+"""What a judging session may do: an assessor judges; an adjudicator also settles and clears pairs
+(the adjudication screen). A `qrelkit serve` token carries one; a local `qrelkit judge` is an
+adjudicator (whoever runs it holds the store file)."""
+ROLES: tuple[Role, ...] = get_args(Role)
 
 
 class PairNote(_Model):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import resolution
-from ..errors import NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
+from ..errors import NotAdjudicator, NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
 from ..models import (
     Disagreement,
     DocState,
@@ -29,6 +29,7 @@ from ..models import (
     QueryProgress,
     QueueItem,
     QueueOrder,
+    Role,
     SavedReport,
     check_assessor,
     default_assessor,
@@ -101,6 +102,9 @@ class JudgingSession:
     order: QueueOrder = "impact"
     """The judging queue's order (`qrelkit queue --order`): documents and next queries follow it."""
     seed: int = 0
+    role: Role = "adjudicator"
+    """What the session may do: an `assessor` judges; an `adjudicator` also settles and clears
+    pairs (`settle`, `clear`). `qrelkit serve` starts each session in its token's role."""
     scale: GradeScale = field(init=False)
     events: int = 0
     """Events this session committed (what the screen shows is already on disk)."""
@@ -275,9 +279,23 @@ class JudgingSession:
         ]
         return found + ([f"adjudicated {pair.adjudicated}"] if pair.adjudicated is not None else [])
 
+    @property
+    def may_adjudicate(self) -> bool:
+        """Whether this session holds the adjudicator role (the adjudication screen, `X`)."""
+        return self.role == "adjudicator"
+
+    def check_adjudicator(self) -> None:
+        """Refuse (`NotAdjudicator`) an adjudication action of a session that may not take one."""
+        if not self.may_adjudicate:
+            raise NotAdjudicator(
+                f"{self.assessor} judges as an assessor: settling and clearing pairs is an adjudicator's",
+                "ask for an adjudicator token (`qrelkit serve token add NAME --role adjudicator`)",
+            )
+
     def clear(self, query_id: str, doc_id: str) -> DocState:
         """Reset the pair for everyone (every vote and adjudication before it stops counting): an
         adjudication action, recorded with who did it. A busy store holds it, as `judge` does."""
+        self.check_adjudicator()
         self.submit(
             Judgment(
                 query_id=query_id, doc_id=doc_id, state=JudgmentState.CLEARED, assessor=self.assessor,
@@ -406,6 +424,7 @@ class JudgingSession:
     def settle(self, item: Disagreement, grade: int) -> bool:
         """Adjudicate a disagreement: an `adjudicated` event that names the votes it settles.
         False when the store is busy: the event waits in memory, in order, as a judgment does."""
+        self.check_adjudicator()
         votes = ", ".join(f"{who} {g}" for who, g in sorted(item.votes.items()))
         return self.submit(
             Judgment(
@@ -500,6 +519,7 @@ def open_session(
     order: QueueOrder = "impact",
     seed: int = 0,
     lock_wait_ms: int = 250,
+    role: Role = "adjudicator",
 ) -> JudgingSession:
     """A judging session on the store at `db`, for `assessor` (default: `current_assessor()`).
     Refuses a name that is no assessor name and a missing store (UsageError), a query not in the
@@ -515,4 +535,4 @@ def open_session(
     except BaseException:
         store.close()
         raise
-    return JudgingSession(store, who, stratum=stratum, order=order, seed=seed, lock_wait_ms=lock_wait_ms)
+    return JudgingSession(store, who, stratum=stratum, order=order, seed=seed, lock_wait_ms=lock_wait_ms, role=role)

@@ -38,10 +38,11 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("f", "filter by stratum (cycles)"),
             ("h", "only queries with unlabeled documents"),
             ("d", "the dashboard (latest saved comparison)"),
+            ("A", "adjudication (adjudicators only: a local judge, or an adjudicator token)"),
         ],
     ),
     (
-        "judge --adjudicate",
+        "Adjudication (judge --adjudicate, or A)",
         [
             ("0 1 2 3 …", "settle the disagreement shown with that grade"),
             ("n  →  p  ←", "next / previous disagreement (once settled: n goes on)"),

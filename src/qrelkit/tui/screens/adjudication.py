@@ -31,6 +31,8 @@ from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
 from .judging import query_header
 
+NOT_ADJUDICATOR = "Adjudication is an adjudicator's: this session judges as an assessor."
+
 KEYS = [
     ("n/p", "move"),
     ("s", "skip"),
@@ -104,7 +106,8 @@ class AdjudicationScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = self.app.title
-        self.items = self.session.disagreements()
+        # an assessor's session lists nothing here, and settle() and clear() refuse it
+        self.items = self.session.disagreements() if self.session.may_adjudicate else []
         self.refresh_view()
 
     def pair(self) -> tuple[str, str] | None:
@@ -122,7 +125,8 @@ class AdjudicationScreen(Screen[None]):
         )
         if not self.items:
             self.sub_title = f"adjudication · {self.settled} settled"
-            query.update(Text("No disagreement left to adjudicate.", "bold"))
+            none = "No disagreement left to adjudicate." if self.session.may_adjudicate else NOT_ADJUDICATOR
+            query.update(Text(none, "bold"))
             document.say("")
             votes.update(Text("esc / q quits", "dim"))
             return
