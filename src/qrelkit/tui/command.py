@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -37,23 +37,9 @@ if TYPE_CHECKING:
     help="What the session may do (`serve` passes its token's) [default: assessor when --served, else adjudicator].",
 )
 @click.pass_context
-def judge(
-    ctx: click.Context,
-    assessor: str | None,
-    stratum: str | None,
-    query_id: str | None,
-    order: QueueOrder,
-    seed: int,
-    adjudicate: bool,
-    served: bool,
-    role: Role | None,
-) -> None:
+def judge(ctx: click.Context, /, **options: Any) -> None:
     """Judge documents in a terminal UI: 0-9 grade, s skip, u retract, z undo, n/p move, e note, ? keys."""
-    db: Path = ctx.obj["db"]
-    app = make_app(
-        db, assessor=assessor, stratum=stratum, query_id=query_id, order=order, seed=seed,
-        adjudicate=adjudicate, served=served, role=role,
-    )  # fmt: skip
+    app = make_app(ctx.obj["db"], **options)  # the options, typed, are make_app's parameters
     session = app.session
     kept: Path | None = None
     try:

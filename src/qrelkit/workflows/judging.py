@@ -25,6 +25,7 @@ from ..models import (
     JudgmentState,
     LabelPolicy,
     LabelState,
+    PairNote,
     Query,
     QueryProgress,
     QueueItem,
@@ -35,7 +36,17 @@ from ..models import (
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
-from .pairs import UNDO_TEXT, document_state, documents, own_vote, states
+from .pairs import (
+    UNDO_TEXT,
+    NoteChange,
+    document_state,
+    documents,
+    note_change,
+    notes_by_pair,
+    own_note,
+    own_vote,
+    states,
+)
 from .queue import impacts, labels_by_query, ordered_queue
 
 
@@ -57,13 +68,16 @@ def assessor_or_current(name: str | None, given_as: str = "--assessor") -> str:
 
 def disagreements(store: Store) -> list[Disagreement]:
     """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
-    distance times queue impact (the impact the pair would have were it unlabeled)."""
+    distance times queue impact (the impact the pair would have were it unlabeled); each with
+    every assessor's note on it (`pairs.notes_by_pair`)."""
     found = []
-    for (q, d), (votes, adjudicated) in store.log.votes().items():
+    with store.read_transaction():  # the votes and the notes of one moment
+        votes_of = resolution.votes_of(store.log.numbered_events())
+        notes = notes_by_pair(store.log.numbered_events(notes=True))
+    for (q, d), (votes, adjudicated) in votes_of.items():
         graded = resolution.graded_votes(votes)
         if adjudicated is None and len(set(graded.values())) > 1:
-            notes = {v.assessor: v.note for v in votes if v.note}
-            found.append((q, d, graded, notes))
+            found.append((q, d, graded, notes.get((q, d), [])))
     if not found:
         return []
     pairs = [(q, d) for q, d, _, _ in found]
@@ -249,11 +263,27 @@ class JudgingSession:
         )
 
     def note(self, query_id: str, doc_id: str, text: str) -> DocState:
-        """A note on the pair, by this assessor: no vote, no label changes."""
+        """A `noted` event on the pair, by this assessor: no vote, no label changes (it is now
+        their note there: `set_note` edits and withdraws it)."""
         self.submit(
             Judgment(query_id=query_id, doc_id=doc_id, state=JudgmentState.NOTED, assessor=self.assessor, note=text)
         )
         return self.doc_state(query_id, doc_id)
+
+    def my_note(self, query_id: str, doc_id: str) -> str | None:
+        """This assessor's note on the pair (None: none), blind or not: theirs alone, including a
+        note still held for the busy store."""
+        events = self.store.log.query_events(query_id, doc_id)
+        held = [(0, e) for e in self._waiting if (e.query_id, e.doc_id) == (query_id, doc_id)]
+        return own_note([*events, *held], query_id, doc_id, self.assessor)
+
+    def set_note(self, query_id: str, doc_id: str, text: str) -> tuple[NoteChange, DocState | None]:
+        """Save `text` as this assessor's note on the pair: a first note, an edit, or (empty) a
+        withdrawal, each a new `noted` event of theirs (`pairs.note_change`); nothing is written
+        when nothing changes. No other assessor's note is touched. What it did, and the pair's
+        state after it (None when nothing was written)."""
+        change, written = note_change(self.my_note(query_id, doc_id), text)
+        return change, None if written is None else self.note(query_id, doc_id, written)
 
     def _holds_vote(self, query_id: str, doc_id: str) -> bool:
         """Whether this assessor has a vote on the pair: in the store, or held for the busy store
@@ -291,6 +321,11 @@ class JudgingSession:
                 f"{self.assessor} judges as an assessor: settling and clearing pairs is an adjudicator's",
                 "ask for an adjudicator token (`qrelkit serve token add NAME --role adjudicator`)",
             )
+
+    def notes_on(self, query_id: str, doc_id: str) -> list[PairNote]:
+        """Every assessor's note on the pair, in order, from the store and never blind (for the
+        adjudicator: `pairs.notes_by_pair`)."""
+        return notes_by_pair(self.store.log.query_events(query_id, doc_id)).get((query_id, doc_id), [])
 
     def clear(self, query_id: str, doc_id: str) -> DocState:
         """Reset the pair for everyone (every vote and adjudication before it stops counting): an
