@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from conftest import Cli
 from qrelkit.cli._http import Runner
 from qrelkit.errors import UsageError
+from qrelkit.models import Role
 from qrelkit.storage import Store
 from qrelkit.workflows import serving
 
@@ -77,6 +79,38 @@ def test_a_revoked_token_lets_no_one_in(db: Path) -> None:
         assert [(e.name, e.revoked is not None) for e in entries] == [("ann", True), ("ann", False)]
 
 
+def test_a_token_carries_its_role(db: Path) -> None:
+    """An assessor's token (the default) judges; only an adjudicator's opens adjudication (issue 25)."""
+    with Store.open(db) as store:
+        ann, lead = serving.add_token(store, "ann"), serving.add_token(store, "lead", "adjudicator")
+        found, other = serving.authenticate(store, ann), serving.authenticate(store, lead)
+        assert found is not None and found.role == "assessor"
+        assert other is not None and other.role == "adjudicator"
+        assert [(e.name, e.role) for e in serving.list_tokens(store)] == [("ann", "assessor"), ("lead", "adjudicator")]
+        with pytest.raises(UsageError, match="not a role"):
+            serving.add_token(store, "cy", "admin")  # type: ignore[arg-type]
+        assert serving.list_tokens(store)[-1].name == "lead"  # nothing added
+
+
+def test_tokens_made_before_roles_judge_only(tmp_path: Path) -> None:
+    import sqlite3
+
+    from qrelkit.storage import schema
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    before = schema.MIGRATIONS.index(schema.token_roles)
+    for migration in schema.MIGRATIONS[:before]:
+        migration(conn)
+    conn.execute(f"PRAGMA user_version={before}")
+    digest = hashlib.sha256(b"old-token").hexdigest()
+    conn.execute("INSERT INTO tokens(name, digest, created) VALUES ('ann', ?, '2026-01-01T00:00:00+00:00')", [digest])
+    conn.close()
+    with Store.open(path) as store:
+        found = serving.authenticate(store, "old-token", touch=False)
+        assert found is not None and (found.assessor, found.role) == ("ann", "assessor")
+
+
 @pytest.mark.parametrize("name", ["", " ann", "ann bob", "-rf", "a" * 65, "ann\x1b[2J", "ann\n"])
 def test_names_that_are_not_assessor_names_are_refused(db: Path, name: str) -> None:
     with Store.open(db) as store, pytest.raises(UsageError, match="not an assessor name"):
@@ -90,9 +124,13 @@ def test_token_commands(run_cli: Cli) -> None:
     assert f"link: https://judge.example.org/?token={token}" in added
     listed = run_cli("serve", "token", "list").output
     assert "ann" in listed and token not in listed and hashlib.sha256(token.encode()).hexdigest() not in listed
+    assert re.search(r"ann +│ assessor ", listed)
+    added = run_cli("serve", "token", "add", "lead", "--role", "adjudicator").output
+    assert added.startswith("adjudicator token for lead")
+    assert re.search(r"lead +│ adjudicator ", run_cli("serve", "token", "list").output)
     assert "revoked" in run_cli("serve", "token", "revoke", "ann").output
     listed = run_cli("serve", "token", "list").output
-    assert re.search(r"ann .* \d\d:\d\d:\d\d .* \d\d:\d\d:\d\d", listed)  # created ... revoked
+    assert re.search(r"ann .* \d\d:\d\d .* \d\d:\d\d\n", listed)  # created ... revoked, on one line
 
 
 @pytest.mark.parametrize(
@@ -105,6 +143,7 @@ def test_token_commands(run_cli: Cli) -> None:
         (["serve", "--max-sessions", "0"], "--max-sessions"),
         (["serve", "--max-sessions-per-token", "x"], "--max-sessions-per-token"),
         (["serve", "token", "add"], "Missing argument"),
+        (["serve", "token", "add", "cy", "--role", "admin"], "--role"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: list[str], says: str) -> None:
@@ -311,6 +350,23 @@ async def test_the_app_runs_as_the_tokens_assessor(served: tuple[Any, TestClient
     argv = command.removeprefix("exec ").split()
     assert argv[argv.index("--assessor") + 1] == "ann" and "bob" not in command
     assert argv[argv.index("judge") + 1] == "--served"
+    assert argv[argv.index("--role") + 1] == "assessor"
+
+
+async def test_the_app_runs_in_the_tokens_role(served: tuple[Any, TestClient[Any, Any]]) -> None:
+    """An adjudicator token's session is started as one; an assessor's never, whatever it asks."""
+    server, client = served
+    roles: list[tuple[str, Role]] = [("lead", "adjudicator"), ("ann", "assessor")]
+    for n, (name, role) in enumerate(roles, 1):
+        token: str = await server.store.call(partial(serving.add_token, name=name, role=role))
+        client.session.cookie_jar.update_cookies({"qrelkit_token": token})
+        query = "/ws?role=adjudicator&adjudicate=1"  # what a browser asks for changes nothing
+        ws = await client.ws_connect(query, headers={"Origin": "http://judge.test", "X-Role": "adjudicator"})
+        await ws.close()
+        await _until(partial(lambda k: len(FakeAppService.started) == k, n))
+    lead, ann = (c.removeprefix("exec ").split() for c in FakeAppService.started)
+    assert lead[lead.index("--role") + 1] == "adjudicator" and lead[lead.index("--assessor") + 1] == "lead"
+    assert ann[ann.index("--role") + 1] == "assessor" and "--adjudicate" not in ann + lead
 
 
 async def test_a_cross_site_websocket_is_refused(served: tuple[Any, TestClient[Any, Any]]) -> None:

@@ -78,3 +78,7 @@ class InternalError(QrelkitError):
 
 class NothingToRetract(UsageError):
     """A retraction by an assessor who has no vote on the pair: nothing recorded."""
+
+
+class NotAdjudicator(UsageError):
+    """An adjudication action (settle, clear) by a session without the adjudicator role: nothing recorded."""

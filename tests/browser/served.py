@@ -20,7 +20,14 @@ from .cdp import Browser, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][A-Z0-9]|\x1b[=>78]")
-KEYS = {"enter": ("Enter", "Enter", 13, "\r"), "escape": ("Escape", "Escape", 27, None)}
+KEYS = {
+    "enter": ("Enter", "Enter", 13, "\r"),
+    "escape": ("Escape", "Escape", 27, None),
+    " ": (" ", "Space", 32, " "),
+    "ctrl+s": ("s", "KeyS", 83, None),
+}
+CTRL = 2
+"""The modifiers bit of the control key (DevTools `Input.dispatchKeyEvent`)."""
 
 
 def qrelkit(db: Path, *args: str) -> str:
@@ -75,9 +82,9 @@ class Served:
             self.kill()
             raise
 
-    def link(self, name: str) -> str:
-        line = next(x for x in qrelkit(self.db, "serve", "--port", str(self.port), "token", "add", name).splitlines()
-                    if x.startswith("link: "))  # fmt: skip
+    def link(self, name: str, role: str = "assessor") -> str:
+        added = qrelkit(self.db, "serve", "--port", str(self.port), "token", "add", name, "--role", role)
+        line = next(x for x in added.splitlines() if x.startswith("link: "))
         return line.removeprefix("link: ")
 
     def kill(self) -> None:
@@ -153,12 +160,19 @@ class Tab:
             name, code, vk, text = KEYS[key]
         else:
             name, code, vk, text = key, f"Digit{key}" if key.isdigit() else f"Key{key.upper()}", ord(key.upper()), key
+        modifiers = CTRL if key.startswith("ctrl+") else 0
         down: dict[str, object] = {"type": "keyDown", "key": name, "code": code, "windowsVirtualKeyCode": vk}
+        down["modifiers"] = modifiers
         if text is not None:
             down["text"] = text
         self.browser.send("Input.dispatchKeyEvent", down, self.page.session)
-        up = {"type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk}
+        up = {"type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk, "modifiers": modifiers}
         self.browser.send("Input.dispatchKeyEvent", up, self.page.session)
+
+    def type(self, *keys: str) -> None:
+        """`press` each key in turn, as fast as the browser takes them (a person typing fast)."""
+        for key in keys:
+            self.press(key)
 
     def body_class(self) -> str:
         return str(self.page.evaluate("document.body.className"))

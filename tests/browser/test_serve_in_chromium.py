@@ -118,3 +118,50 @@ def test_killing_the_server_ends_its_sessions_and_loses_nothing(
     tab.wait_closed()
     tab.page.close()
     assert votes(db, "cy") == shown and shown[0][2:] == ("graded", 3)
+
+
+def notes(db: Path, assessor: str) -> list[str]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        sql = "SELECT note FROM judgments WHERE assessor = ? AND state = 'noted' ORDER BY seq"
+        return [r[0] for r in conn.execute(sql, [assessor])]
+
+
+def test_a_note_saved_right_after_typing_keeps_its_tail_and_only_an_adjudicator_adjudicates(
+    browser: Browser, tmp_path: Path, artefacts: Path
+) -> None:
+    """Issue 25: `ctrl+s` right after typing a note cut its tail in 3 of 3 tries (the save read
+    the text while the last keys still waited to be typed into it); an assessor's token opens no
+    adjudication, an adjudicator's does (`A` on the query list)."""
+    db = tmp_path / "notes.db"
+    qrelkit(db, "import", "version", str(ROOT / "goldensets" / "pydocs" / "1.0"))
+    server = Served(db, artefacts / "serve-notes.log")
+    try:
+        ann = Tab(browser, server.link("ann"))
+        ann.wait(r"ann — judged 0 this session")
+        ann.mark()
+        ann.press("A")  # an assessor's: refused, and said so
+        ann.wait(r"adjudication is an adjudicator's")
+        ann.press("enter")
+        ann.wait(r"· doc \d+/\d+ · \d+/\d+ labeled · judged 0")
+        for attempt in range(1, 4):  # three documents, a new note on each
+            said = f"try {attempt}: the tail of this note is kept"
+            ann.type("e", *said, "ctrl+s")  # no pause before ctrl+s
+            deadline = time.monotonic() + 10
+            while len(notes(db, "ann")) < attempt:  # the store, not the screen, says what was saved
+                assert time.monotonic() < deadline, f"try {attempt}: no note saved: {ann.output[-2000:]}"
+                ann.browser.pump(0.02)
+            assert notes(db, "ann")[-1] == said, f"try {attempt}: {notes(db, 'ann')}"
+            ann.mark()
+            ann.press("n")
+            ann.wait(r"· doc \d+/\d+ · ")  # the next document is on screen
+        ann.page.screenshot(artefacts / "serve-note.png")
+        ann.page.close()
+
+        lead = Tab(browser, server.link("lead", "adjudicator"))
+        lead.wait(r"lead — judged 0 this session")
+        lead.mark()
+        lead.press("A")
+        lead.wait(r"adjudication · ")
+        lead.page.close()
+    finally:
+        server.kill()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -111,9 +112,16 @@ async def test_u_retracts_only_the_assessors_own_vote_on_an_overlap_pair() -> No
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 def test_adjudication_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The votes, then the notes on the pair as a conversation: author, time, text (issue 25)."""
     store = make_store()
-    store.log.record(
-        Judgment(query_id="q1", doc_id="d4", state=JudgmentState.GRADED, grade=0, assessor="ann", note="off topic")
-    )
-    _grade(store, "q1", "d4", "bob", 3)
+    at = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    for minute, who, state, grade, note in [
+        (0, "ann", JudgmentState.GRADED, 0, "off topic"),
+        (5, "bob", JudgmentState.GRADED, 3, None),
+        (7, "bob", JudgmentState.NOTED, None, "the second paragraph answers it"),
+    ]:
+        store.log.record(
+            Judgment(query_id="q1", doc_id="d4", state=state, grade=grade, assessor=who, note=note,
+                     timestamp=at + timedelta(minutes=minute))
+        )  # fmt: skip
     assert snap_compare(judge_app(store, "lead", adjudicate=True), terminal_size=size)

@@ -83,3 +83,27 @@ def test_query_list_searching_with_an_assignment(snap_compare: Any, size: tuple[
         await _settle(pilot)
 
     assert snap_compare(judge_app(store, "ann"), terminal_size=size, run_before=search)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_judging_screen_with_the_note_box_open(snap_compare: Any, size: tuple[int, int]) -> None:
+    """`e` on a document ann noted: the box under it, prefilled with her note, the document and
+    the label line (bob's grade, her note) still in view (issue 25)."""
+    from datetime import UTC, datetime
+
+    from textual.widgets import TextArea
+
+    store = make_store()
+    at = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    note = Judgment(
+        query_id="q1", doc_id="d2", state=JudgmentState.NOTED, assessor="ann", note="lists keywords only", timestamp=at
+    )
+    store.log.record(note)
+
+    async def open_box(pilot: Pilot[Any]) -> None:
+        await _settle(pilot)
+        await pilot.press("n", "e")
+        pilot.app.screen.query_one(TextArea).cursor_blink = False  # drawn always: the same at any moment
+        await _settle(pilot)
+
+    assert snap_compare(judge_app(store, "ann", query="q1"), terminal_size=size, run_before=open_box)

@@ -4,13 +4,14 @@ characters are shown as escapes instead of reaching the terminal."""
 
 from __future__ import annotations
 
+import re
+
 from textual.widgets import DataTable, Static, TextArea
 
 from qrelkit.models import Document, GradeLevel, GradeScale, Judgment, JudgmentState, PoolEntry, Query
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.modals.next_query import NextQueryScreen
-from qrelkit.tui.modals.note import NoteScreen
 from qrelkit.tui.screens.adjudication import AdjudicationScreen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
@@ -68,13 +69,15 @@ async def test_the_judging_screen_shows_data_as_it_is() -> None:
         await pilot.press("escape", "g")  # the whole guidelines
         assert f"guide {SHOWN}" in _shown(app, "#text")
         await pilot.press("escape")
-        app.push_screen(NoteScreen(NASTY))  # a note in the editor: never markup, no escape sequence
-        await pilot.pause()
+        await pilot.press("e")  # ann's own note in the editor, prefilled: never markup, no escape sequence
         area = app.screen.query_one(TextArea)
-        assert area.text == SHOWN
+        assert area.text == SHOWN and app.screen.focused is area
         line = "".join(segment.text for segment in area.render_line(0))
         assert "[@click=app.quit]" in line and "\x1b" not in line
-        await pilot.press("escape")
+        assert f"Your note on {DOC}" in _shown(app, "#note-hint")
+        await pilot.press("ctrl+s")  # left as shown: no edit (its control character was shown made visible)
+        assert [e.note for e in app.session.store.log.events()][-1] == NASTY
+        assert "note unchanged" in _shown(app, "#saved")
         app.push_screen(NextQueryScreen(QUERY, QUERY, NASTY))
         await pilot.pause()
         assert f"Next with unlabeled documents: {QUERY}  {SHOWN}" in _shown(app, "Static")
@@ -101,8 +104,11 @@ async def test_the_adjudication_screen_shows_data_as_it_is() -> None:
         assert f"{QUERY} (nav)  {SHOWN}" in query and f"guide {SHOWN}" in query
         assert f"body {SHOWN}" in _shown(app, "#text")
         votes = _shown(app, "#votes")
-        assert f"ann: 0 (g0[/])  “{SHOWN}”" in votes and f"{BOB}: 3 (g3[/])  “{SHOWN}”" in votes
-        await pilot.press("3", "n")
+        assert f"ann: 0 (g0[/])  ·  {BOB}: 3 (g3[/])" in votes
+        assert re.search(rf"\nann · [\d-]+ [\d:]+: “{re.escape(SHOWN)}”\n{re.escape(BOB)} · ", votes)  # the notes
+        await pilot.press("N")  # every note, as it is
+        assert _shown(app, "#text").count(SHOWN) == 2 and BOB in _shown(app, "#text")
+        await pilot.press("escape", "3", "n")
         assert "No disagreement left" in _shown(app, "#query")
         assert app.is_running
 

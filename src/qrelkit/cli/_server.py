@@ -12,8 +12,9 @@ process per browser connection, driven over a websocket), with access tokens in 
 - the terminal the browser asks for (when it connects, and when it resizes) is at most
   `Limits.columns` x `Limits.rows`; a message that is not what the page sends ends the session,
   with one log line (textual-serve logged a traceback);
-- the app process is started as `qrelkit --db DB judge --assessor NAME`, NAME from the store's
-  record of the token: the browser names no one;
+- the app process is started as `qrelkit --db DB judge --served --assessor NAME --role ROLE`,
+  NAME and ROLE from the store's record of the token: the browser names no one, and only an
+  `adjudicator` token's session can open the adjudication screen;
 - `/static/` serves the page's files, and no folder's listing (404);
 - every `POLL_SECONDS` the live tokens are read again, and the sessions of a revoked one end (the
   app quits, its websocket closes).
@@ -60,7 +61,7 @@ NOT_DIRECT = (
 )
 UNAUTHORIZED = "401: this page needs the link of an access token (`qrelkit serve token add NAME` prints it)\n"
 
-_assessor: ContextVar[str] = ContextVar("qrelkit_served_assessor")
+_access: ContextVar[serving.Access] = ContextVar("qrelkit_served_access")
 T = TypeVar("T")
 log = logging.getLogger("qrelkit.serve")
 
@@ -139,15 +140,17 @@ class JudgingServer(Server):
     @property
     def command(self) -> str:
         """The shell command textual-serve starts for the connection being served now."""
-        return "exec " + shlex.join(self.argv(_assessor.get()))  # exec: the app's parent is this server
+        return "exec " + shlex.join(self.argv(_access.get()))  # exec: the app's parent is this server
 
     @command.setter
     def command(self, value: str) -> None:  # textual-serve's __init__ sets it; ours is per connection
         pass
 
-    def argv(self, assessor: str) -> list[str]:
+    def argv(self, access: serving.Access) -> list[str]:
+        """`qrelkit judge` for one session of the token `access`: its assessor, in its role."""
         db = str(self.db.resolve())
-        return [sys.executable, "-m", "qrelkit", "--db", db, "judge", "--served", "--assessor", assessor]
+        who = ["--assessor", access.assessor, "--role", access.role]
+        return [sys.executable, "-m", "qrelkit", "--db", db, "judge", "--served", *who]
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -213,7 +216,7 @@ class JudgingServer(Server):
         if (why := await self.take_place(found, task)) is not None:
             log.info("refused a session for %s: %s", found.assessor, why)
             raise web.HTTPTooManyRequests(text=f"429: {why}; reload the page to try again\n")
-        held = _assessor.set(found.assessor)
+        held = _access.set(found)
         log.info("session opened for %s", found.assessor)
         asked = (to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24))
         width, height = serving.terminal_size(self.limits, *asked)
@@ -222,7 +225,7 @@ class JudgingServer(Server):
             return await super().handle_websocket(sized)
         finally:
             self.sessions.get(found.token_id, set()).discard(task)
-            _assessor.reset(held)
+            _access.reset(held)
             log.info("session closed for %s", found.assessor)
             async with self._ended:
                 self._ended.notify_all()
@@ -232,7 +235,7 @@ class JudgingServer(Server):
         limits, and a message that is not what the page sends ends the session (one log line)."""
         async for message in websocket:
             if message.type == WSMsgType.TEXT and not await self.obey(message.data, websocket, app_service):
-                log.info("ended a session of %s: it sent a malformed message", _assessor.get())
+                log.info("ended a session of %s: it sent a malformed message", _access.get().assessor)
                 await websocket.close(code=WSCloseCode.UNSUPPORTED_DATA)
                 return
 

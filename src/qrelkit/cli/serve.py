@@ -9,6 +9,7 @@ import click
 from rich.table import Table
 
 from ..errors import UsageError
+from ..models import ROLES, Role
 from ..render import text
 from ..render.styles import data
 from ..workflows import serving
@@ -69,11 +70,18 @@ def token() -> None:
 
 @token.command("add")
 @click.argument("name")
+@click.option(
+    "--role",
+    type=click.Choice(ROLES),
+    default="assessor",
+    show_default=True,
+    help="assessor: judges. adjudicator: also settles and clears disagreements (the adjudication screen, `A`).",
+)
 @click.pass_context
-def add(ctx: click.Context, name: str) -> None:
+def add(ctx: click.Context, name: str, role: Role) -> None:
     """A token for assessor NAME: printed once with its link (anyone with the link judges as NAME)."""
-    secret = serving.add_token(open_store(ctx), name)
-    say("token for ", data(name), " (shown once, the store keeps only its sha256):")
+    secret = serving.add_token(open_store(ctx), name, role)
+    say(f"{role} token for ", data(name), " (shown once, the store keeps only its sha256):")
     click.echo(secret)
     say("link: ", data(f"{ctx.find_root().obj['public_url']}/?token={secret}"))
 
@@ -81,11 +89,13 @@ def add(ctx: click.Context, name: str) -> None:
 @token.command("list")
 @click.pass_context
 def list_(ctx: click.Context) -> None:
-    """Every token: assessor, created, last used, revoked (never the token)."""
+    """Every token: assessor, role, created, last used, revoked (never the token)."""
     entries = serving.list_tokens(open_store(ctx))
-    table = Table("assessor", "created", "last used", "revoked", title=f"{len(entries)} tokens")
+    heads = ("assessor", "role", "created", "last used", "revoked")
+    table = Table(*heads, title=f"{len(entries)} tokens", show_edge=False, pad_edge=False)  # 80 columns wide
     for e in entries:
-        table.add_row(data(e.name), data(stamp(e.created)), data(stamp(e.last_used)), data(stamp(e.revoked)))
+        when = (data(stamp(e.created)), data(stamp(e.last_used)), data(stamp(e.revoked)))
+        table.add_row(data(e.name), e.role, *when)
     emit(lambda width, color: text(table, width=width, color=color), None)
 
 
@@ -99,7 +109,8 @@ def revoke(ctx: click.Context, name: str) -> None:
 
 
 def stamp(value: str | None) -> str:
-    return "-" if value is None else value[:19].replace("T", " ")
+    """A stored time to the minute (UTC), or `-`."""
+    return "-" if value is None else value[:16].replace("T", " ")
 
 
 COMMANDS = [serve]

@@ -63,7 +63,7 @@ from .domain import (
     utcnow,
     weight_shares,
 )
-from .judging import DocState, PairNote, QueryProgress, default_assessor
+from .judging import ROLES, DocState, NoteVersion, PairNote, QueryProgress, Role, default_assessor
 from .leaderboard import (
     CORRECTIONS,
     Correction,
@@ -163,6 +163,7 @@ __all__ = [
     "Manifest",
     "MetricComparison",
     "MetricReport",
+    "NoteVersion",
     "PairNote",
     "PoolEntry",
     "PoolResult",
@@ -176,8 +177,10 @@ __all__ = [
     "QueryScore",
     "QueueItem",
     "QueueOrder",
+    "ROLES",
     "ReportKind",
     "Removal",
+    "Role",
     "RunCoverage",
     "SavedReport",
     "ScoreReport",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -11,13 +12,28 @@ from .domain import (
     _Model,
 )
 
+Role = Literal["assessor", "adjudicator"]
+"""What a judging session may do: an assessor judges; an adjudicator also settles and clears pairs
+(the adjudication screen). A `qrelkit serve` token carries one; a local `qrelkit judge` is an
+adjudicator (whoever runs it holds the store file)."""
+ROLES: tuple[Role, ...] = get_args(Role)
+
+
+class NoteVersion(_Model):
+    """An earlier version of a note (edited since)."""
+
+    text: str
+    timestamp: datetime | None = None
+
 
 class PairNote(_Model):
-    """A note on a pair, with its author: a note event, or the note carried by a vote."""
+    """An assessor's note on a pair (a note event, or the note carried by a vote): its text now,
+    when it was last written, and its earlier versions, oldest first (`workflows.pairs`)."""
 
     assessor: str
     text: str
     timestamp: datetime | None = None
+    earlier: list[NoteVersion] = Field(default_factory=list)
 
 
 class DocState(_Model):

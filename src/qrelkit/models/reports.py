@@ -14,6 +14,7 @@ from .domain import (
     _Model,
     interval_direction,
 )
+from .judging import PairNote
 
 # -- score reports ------------------------------------------------------------------------------
 
@@ -171,7 +172,8 @@ class Disagreement(_Model):
     doc_id: str
     votes: dict[str, int]
     """Assessor -> grade."""
-    notes: dict[str, str] = Field(default_factory=dict)
+    notes: list[PairNote] = Field(default_factory=list)
+    """Every assessor's note on the pair, in order (`workflows.pairs.notes_by_pair`)."""
     distance: int
     """Highest grade minus lowest."""
     priority: float

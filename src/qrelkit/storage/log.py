@@ -183,12 +183,20 @@ class Log(Part):
     def votes(self) -> dict[tuple[str, str], resolution.PairVotes]:
         """Each assessor's latest vote and the latest adjudicated grade, for every pair (reads
         the whole log: for agreement and adjudication, not for the hot paths)."""
-        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note, ts FROM judgments ORDER BY seq"
-        rows = self.conn.execute(sql).fetchall()
-        events = (
-            (
-                seq,
-                Judgment.model_construct(
+        return resolution.votes_of(self.numbered_events())
+
+    def numbered_events(self, *, notes: bool = False) -> Iterator[tuple[int, Judgment]]:
+        """The whole log in order, as (sequence number, event), without `seconds`, one at a time
+        from the cursor (for agreement and adjudication, not for the hot paths; read it inside
+        `Store.read_transaction` when it must agree with other reads). `notes`: only the events
+        that carry a note, and the clears (what the notes on each pair are made of)."""
+        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note, ts FROM judgments"
+        if notes:
+            sql += " WHERE note IS NOT NULL OR state = 'cleared'"
+        cur = self.conn.execute(sql + " ORDER BY seq")
+        while rows := cur.fetchmany(10_000):
+            for seq, q, d, st, g, a, n, ts in rows:
+                event = Judgment.model_construct(
                     query_id=q,
                     doc_id=d,
                     state=JudgmentState(st),
@@ -196,11 +204,8 @@ class Log(Part):
                     assessor=a,
                     note=n,
                     timestamp=stored_time(ts),
-                ),
-            )
-            for seq, q, d, st, g, a, n, ts in rows
-        )
-        return resolution.votes_of(events)
+                )
+                yield seq, event
 
     def query_events(self, query_id: str, doc_id: str | None = None) -> list[tuple[int, Judgment]]:
         """One query's events (or one pair's) in log order, as (sequence number, event)."""

@@ -156,6 +156,12 @@ def serve_tokens(conn: sqlite3.Connection) -> None:
     )
 
 
+def token_roles(conn: sqlite3.Connection) -> None:
+    """What a token's sessions may do: `assessor` (judge) or `adjudicator` (judge, and settle and
+    clear pairs on the adjudication screen). Tokens made before roles judge only."""
+    _run(conn, 'ALTER TABLE "tokens" ADD COLUMN "role" TEXT NOT NULL DEFAULT \'assessor\'')
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
@@ -168,6 +174,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     document_metadata,
     query_counts,
     serve_tokens,
+    token_roles,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

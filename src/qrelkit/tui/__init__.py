@@ -12,9 +12,9 @@ and the TUI never import each other. The TUI reads and writes through a judging 
     palette.py      the colours of the TUI's own text (as markup showed them)
     grade_entry.py  grade keys: one digit, or several on a scale above 9
     screens/        query list, judging, adjudication, dashboard (each with its .tcss)
-    modals/         keys, note, next query, reading (guidelines, notes, grades), confirm
-    widgets/        a document, the query bar, the label line, the session panel, the key bar,
-                    the dashboard's tiles
+    modals/         keys, next query, reading (guidelines, notes, grades), confirm
+    widgets/        a document, the query bar, the label line, the note box, the session panel,
+                    the key bar, the dashboard's tiles
 
 Text that comes from data (ids, query and document text, guidelines, notes, assessor and run
 names) reaches Textual as `rich.text.Text` built by `qrelkit.render.styles.data`, never inside a

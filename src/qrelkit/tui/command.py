@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import StoreBusy
-from ..models import QUEUE_ORDERS, SEEDS, QueueOrder
+from ..errors import StoreBusy, UsageError
+from ..models import QUEUE_ORDERS, ROLES, SEEDS, QueueOrder, Role
+
+if TYPE_CHECKING:
+    from .app import JudgeApp
 
 
 @click.command()
@@ -26,24 +30,17 @@ from ..models import QUEUE_ORDERS, SEEDS, QueueOrder
 @click.option("--seed", type=click.IntRange(*SEEDS), default=0, show_default=True, help="Seed of the random order.")
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
 @click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")
+@click.option(
+    "--role",
+    type=click.Choice(ROLES),
+    hidden=True,
+    help="What the session may do (`serve` passes its token's) [default: assessor when --served, else adjudicator].",
+)
 @click.pass_context
-def judge(
-    ctx: click.Context,
-    assessor: str | None,
-    stratum: str | None,
-    query_id: str | None,
-    order: QueueOrder,
-    seed: int,
-    adjudicate: bool,
-    served: bool,
-) -> None:
+def judge(ctx: click.Context, /, **options: Any) -> None:
     """Judge documents in a terminal UI: 0-9 grade, s skip, u retract, z undo, n/p move, e note, ? keys."""
-    from ..workflows.judging import open_session  # the store and textual load only for this command
-    from .app import JudgeApp
-
-    db: Path = ctx.obj["db"]
-    session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed)
-    app = JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True)
+    app = make_app(ctx.obj["db"], **options)  # the options, typed, are make_app's parameters
+    session = app.session
     kept: Path | None = None
     try:
         app.run()
@@ -66,6 +63,30 @@ def judge(
     if app.return_code:
         log = crash_log(app.crash)
         raise click.ClickException(f"qrelkit judge stopped on an unexpected error; the traceback is in {log}")
+
+
+def make_app(
+    db: Path,
+    *,
+    assessor: str | None,
+    stratum: str | None,
+    query_id: str | None,
+    order: QueueOrder,
+    seed: int,
+    adjudicate: bool,
+    served: bool,
+    role: Role | None,
+) -> JudgeApp:
+    """The app `judge` runs, on a session opened in `role` (a served session without one is an
+    assessor's: only a token's adjudicator role opens adjudication in a browser)."""
+    from ..workflows.judging import open_session  # the store and textual load only for this command
+    from .app import JudgeApp
+
+    given: Role = role or ("assessor" if served else "adjudicator")
+    if adjudicate and given != "adjudicator":
+        raise UsageError("--adjudicate needs the adjudicator role", "an assessor's session judges only")
+    session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed, role=given)
+    return JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True)
 
 
 def crash_log(error: BaseException | None) -> Path:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import resolution
-from ..errors import NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
+from ..errors import NotAdjudicator, NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
 from ..models import (
     Disagreement,
     DocState,
@@ -25,16 +25,28 @@ from ..models import (
     JudgmentState,
     LabelPolicy,
     LabelState,
+    PairNote,
     Query,
     QueryProgress,
     QueueItem,
     QueueOrder,
+    Role,
     SavedReport,
     check_assessor,
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
-from .pairs import UNDO_TEXT, document_state, documents, own_vote, states
+from .pairs import (
+    UNDO_TEXT,
+    NoteChange,
+    document_state,
+    documents,
+    note_change,
+    notes_by_pair,
+    own_note,
+    own_vote,
+    states,
+)
 from .queue import impacts, labels_by_query, ordered_queue
 from .queue_process import QueueProcess
 
@@ -57,13 +69,16 @@ def assessor_or_current(name: str | None, given_as: str = "--assessor") -> str:
 
 def disagreements(store: Store) -> list[Disagreement]:
     """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
-    distance times queue impact (the impact the pair would have were it unlabeled)."""
+    distance times queue impact (the impact the pair would have were it unlabeled); each with
+    every assessor's note on it (`pairs.notes_by_pair`)."""
     found = []
-    for (q, d), (votes, adjudicated) in store.log.votes().items():
+    with store.read_transaction():  # the votes and the notes of one moment
+        votes_of = resolution.votes_of(store.log.numbered_events())
+        notes = notes_by_pair(store.log.numbered_events(notes=True))
+    for (q, d), (votes, adjudicated) in votes_of.items():
         graded = resolution.graded_votes(votes)
         if adjudicated is None and len(set(graded.values())) > 1:
-            notes = {v.assessor: v.note for v in votes if v.note}
-            found.append((q, d, graded, notes))
+            found.append((q, d, graded, notes.get((q, d), [])))
     if not found:
         return []
     pairs = [(q, d) for q, d, _, _ in found]
@@ -102,6 +117,9 @@ class JudgingSession:
     order: QueueOrder = "impact"
     """The judging queue's order (`qrelkit queue --order`): documents and next queries follow it."""
     seed: int = 0
+    role: Role = "adjudicator"
+    """What the session may do: an `assessor` judges; an `adjudicator` also settles and clears
+    pairs (`settle`, `clear`). `qrelkit serve` starts each session in its token's role."""
     scale: GradeScale = field(init=False)
     events: int = 0
     """Events this session committed (what the screen shows is already on disk)."""
@@ -248,11 +266,27 @@ class JudgingSession:
         )
 
     def note(self, query_id: str, doc_id: str, text: str) -> DocState:
-        """A note on the pair, by this assessor: no vote, no label changes."""
+        """A `noted` event on the pair, by this assessor: no vote, no label changes (it is now
+        their note there: `set_note` edits and withdraws it)."""
         self.submit(
             Judgment(query_id=query_id, doc_id=doc_id, state=JudgmentState.NOTED, assessor=self.assessor, note=text)
         )
         return self.doc_state(query_id, doc_id)
+
+    def my_note(self, query_id: str, doc_id: str) -> str | None:
+        """This assessor's note on the pair (None: none), blind or not: theirs alone, including a
+        note still held for the busy store."""
+        events = self.store.log.query_events(query_id, doc_id)
+        held = [(0, e) for e in self._waiting if (e.query_id, e.doc_id) == (query_id, doc_id)]
+        return own_note([*events, *held], query_id, doc_id, self.assessor)
+
+    def set_note(self, query_id: str, doc_id: str, text: str) -> tuple[NoteChange, DocState | None]:
+        """Save `text` as this assessor's note on the pair: a first note, an edit, or (empty) a
+        withdrawal, each a new `noted` event of theirs (`pairs.note_change`); nothing is written
+        when nothing changes. No other assessor's note is touched. What it did, and the pair's
+        state after it (None when nothing was written)."""
+        change, written = note_change(self.my_note(query_id, doc_id), text)
+        return change, None if written is None else self.note(query_id, doc_id, written)
 
     def _holds_vote(self, query_id: str, doc_id: str) -> bool:
         """Whether this assessor has a vote on the pair: in the store, or held for the busy store
@@ -278,9 +312,28 @@ class JudgingSession:
         ]
         return found + ([f"adjudicated {pair.adjudicated}"] if pair.adjudicated is not None else [])
 
+    @property
+    def may_adjudicate(self) -> bool:
+        """Whether this session holds the adjudicator role (the adjudication screen, `X`)."""
+        return self.role == "adjudicator"
+
+    def check_adjudicator(self) -> None:
+        """Refuse (`NotAdjudicator`) an adjudication action of a session that may not take one."""
+        if not self.may_adjudicate:
+            raise NotAdjudicator(
+                f"{self.assessor} judges as an assessor: settling and clearing pairs is an adjudicator's",
+                "ask for an adjudicator token (`qrelkit serve token add NAME --role adjudicator`)",
+            )
+
+    def notes_on(self, query_id: str, doc_id: str) -> list[PairNote]:
+        """Every assessor's note on the pair, in order, from the store and never blind (for the
+        adjudicator: `pairs.notes_by_pair`)."""
+        return notes_by_pair(self.store.log.query_events(query_id, doc_id)).get((query_id, doc_id), [])
+
     def clear(self, query_id: str, doc_id: str) -> DocState:
         """Reset the pair for everyone (every vote and adjudication before it stops counting): an
         adjudication action, recorded with who did it. A busy store holds it, as `judge` does."""
+        self.check_adjudicator()
         self.submit(
             Judgment(
                 query_id=query_id, doc_id=doc_id, state=JudgmentState.CLEARED, assessor=self.assessor,
@@ -409,6 +462,7 @@ class JudgingSession:
     def settle(self, item: Disagreement, grade: int) -> bool:
         """Adjudicate a disagreement: an `adjudicated` event that names the votes it settles.
         False when the store is busy: the event waits in memory, in order, as a judgment does."""
+        self.check_adjudicator()
         votes = ", ".join(f"{who} {g}" for who, g in sorted(item.votes.items()))
         return self.submit(
             Judgment(
@@ -514,6 +568,7 @@ def open_session(
     order: QueueOrder = "impact",
     seed: int = 0,
     lock_wait_ms: int = 250,
+    role: Role = "adjudicator",
 ) -> JudgingSession:
     """A judging session on the store at `db`, for `assessor` (default: `current_assessor()`).
     Refuses a name that is no assessor name and a missing store (UsageError), a query not in the
@@ -529,4 +584,4 @@ def open_session(
     except BaseException:
         store.close()
         raise
-    return JudgingSession(store, who, stratum=stratum, order=order, seed=seed, lock_wait_ms=lock_wait_ms)
+    return JudgingSession(store, who, stratum=stratum, order=order, seed=seed, lock_wait_ms=lock_wait_ms, role=role)

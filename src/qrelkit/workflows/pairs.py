@@ -1,13 +1,22 @@
 """A pair's state as a judging screen shows it: resolved from every assessor's votes
 (`resolution`), blind on overlap assignments until this assessor has voted, with every note and
-who has the document open now."""
+who has the document open now.
+
+The notes on a pair are a conversation (`notes_by_pair`): each author has one note there, the
+latest of their events on the pair that carries a note of theirs (a `noted` event, or a vote's
+note); writing again edits it (a new event: the versions before it are its history), a `noted`
+event whose note is `WITHDRAWN_TEXT` withdraws it. No event of one assessor's touches another's
+note. The texts qrelkit writes (`is_system_text`) are never anyone's note; a clear resets the
+notes with the votes. `note_change` says what saving a text as one's note writes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
+from enum import Enum
 
 from .. import resolution
-from ..models import DocState, Judgment, JudgmentState, LabelPolicy, LabelState, PairNote
+from ..models import DocState, Judgment, JudgmentState, LabelPolicy, LabelState, NoteVersion, PairNote
 from ..storage import Pairs, Store
 
 
@@ -86,27 +95,83 @@ def _held(pairs: Pairs, assessor: str | None) -> dict[str, str]:
 
 
 def _notes(events: list[tuple[int, Judgment]]) -> dict[str, list[PairNote]]:
-    """Every note on each document, oldest first: note events and the notes votes carry (since
-    the pair's last clear, as the votes)."""
-    found: dict[str, list[PairNote]] = {}
-    for _, e in events:
+    """The notes on each document of one query (`notes_by_pair`), by document."""
+    return {d: found for (_, d), found in notes_by_pair(events).items()}
+
+
+def notes_by_pair(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], list[PairNote]]:
+    """Pair -> its notes, a conversation: each author's note (see the module), in the order they
+    were last written, each with its earlier versions; since the pair's last clear. Events in
+    log order, as (sequence number, event)."""
+    written: dict[tuple[str, str], dict[str, tuple[int, list[NoteVersion]]]] = {}
+    for seq, e in events:
+        pair = (e.query_id, e.doc_id)
         if e.state is JudgmentState.CLEARED:
-            found.pop(e.doc_id, None)
-        if e.note and not is_system_text(e):
-            found.setdefault(e.doc_id, []).append(PairNote(assessor=e.assessor, text=e.note, timestamp=e.timestamp))
+            written.pop(pair, None)
+        elif is_withdrawal(e):
+            written.get(pair, {}).pop(e.assessor, None)
+        elif e.note and not is_system_text(e):
+            by_author = written.setdefault(pair, {})
+            versions = by_author.pop(e.assessor, (0, []))[1]  # popped: it goes after the others now
+            by_author[e.assessor] = (seq, [*versions, NoteVersion(text=e.note, timestamp=e.timestamp)])
+    found = {}
+    for pair, by_author in written.items():
+        if by_author:
+            ordered = sorted(by_author.items(), key=lambda item: item[1][0])
+            found[pair] = [
+                PairNote(assessor=who, text=v[-1].text, timestamp=v[-1].timestamp, earlier=v[:-1])
+                for who, (_, v) in ordered
+            ]
     return found
+
+
+def own_note(events: Iterable[tuple[int, Judgment]], query_id: str, doc_id: str, assessor: str) -> str | None:
+    """`assessor`'s note on the pair in `events` (None: none, or withdrawn)."""
+    mine = [n for n in notes_by_pair(events).get((query_id, doc_id), []) if n.assessor == assessor]
+    return mine[0].text if mine else None
+
+
+class NoteChange(Enum):
+    """What saving a text as one's note on a pair did."""
+
+    SAVED = "note saved"
+    EDITED = "note edited"
+    WITHDRAWN = "note withdrawn"
+    UNCHANGED = "note unchanged"
+    NONE = "no note to withdraw"
+
+
+def note_change(current: str | None, text: str) -> tuple[NoteChange, str | None]:
+    """Saving `text` as one's note over `current` (one's note now, None: none): what it does, and
+    the note of the `noted` event to write (None: nothing to write). An empty text (or exactly
+    `WITHDRAWN_TEXT`) withdraws the note; the same text again writes nothing."""
+    text = text.strip()
+    if not text or text == WITHDRAWN_TEXT:
+        return (NoteChange.WITHDRAWN, WITHDRAWN_TEXT) if current is not None else (NoteChange.NONE, None)
+    if text == current:
+        return NoteChange.UNCHANGED, None
+    return (NoteChange.SAVED if current is None else NoteChange.EDITED), text
 
 
 UNDO_TEXT = "undo"
 """The note an undo writes on the vote it puts back (`JudgingSession.undo`)."""
+WITHDRAWN_TEXT = "(note withdrawn)"
+"""The note of the `noted` event that withdraws its author's note on the pair (`note_change`)."""
+
+
+def is_withdrawal(e: Judgment) -> bool:
+    """Whether the event withdraws its author's note on the pair."""
+    return e.state is JudgmentState.NOTED and e.note == WITHDRAWN_TEXT
 
 
 def is_system_text(e: Judgment) -> bool:
     """Whether an event's note was written by qrelkit, not by its assessor: a clear's ("cleared
-    for everyone by ann"), an adjudication's ("adjudicated over ..."), an undo's. Kept in the log,
-    never shown as someone's note."""
-    return e.state in (JudgmentState.CLEARED, JudgmentState.ADJUDICATED) or (
-        e.note == UNDO_TEXT and e.state is not JudgmentState.NOTED
+    for everyone by ann"), an adjudication's ("adjudicated over ..."), an undo's, a withdrawal's.
+    Kept in the log, never shown as someone's note."""
+    return (
+        e.state in (JudgmentState.CLEARED, JudgmentState.ADJUDICATED)
+        or (e.note == UNDO_TEXT and e.state is not JudgmentState.NOTED)
+        or is_withdrawal(e)
     )
 
 

@@ -1,6 +1,6 @@
 """The access tokens of `qrelkit serve`: one per assessor, shown once, kept as its sha256. A
-browser that presents a live token judges under that token's assessor name, which comes from
-the store, never from the browser."""
+browser that presents a live token judges under that token's assessor name and in its role
+(`models.Role`), both from the store, never from the browser."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..errors import StoreBusy, UsageError
+from ..models import ROLES, Role
 from ..storage import Store
 
 TOKEN_BYTES = 32
@@ -69,6 +70,7 @@ class TokenEntry:
     """One token as `token list` shows it: never the token or its hash."""
 
     name: str
+    role: Role
     created: str
     last_used: str | None
     revoked: str | None
@@ -76,11 +78,17 @@ class TokenEntry:
 
 @dataclass(frozen=True)
 class Access:
-    """Who a valid token lets in: the token's id (to end its sessions when it is revoked) and the
-    assessor name its sessions judge under."""
+    """Who a valid token lets in: the token's id (to end its sessions when it is revoked), the
+    assessor name its sessions judge under, and what they may do (`role`)."""
 
     token_id: int
     assessor: str
+    role: Role = "assessor"
+
+
+def role_of(stored: str) -> Role:
+    """A role as the store holds it; anything but `adjudicator` judges only."""
+    return "adjudicator" if stored == "adjudicator" else "assessor"
 
 
 def digest(token: str) -> str:
@@ -94,21 +102,24 @@ def check_name(name: str) -> str:
     return name
 
 
-def add_token(store: Store, name: str) -> str:
-    """A new token for assessor `name` (refused while they hold one): the token, to show once."""
+def add_token(store: Store, name: str, role: Role = "assessor") -> str:
+    """A new token for assessor `name` in `role` (refused while they hold one): the token, to show
+    once. Only an `adjudicator` token's sessions may open the adjudication screen."""
     check_name(name)
+    if role not in ROLES:
+        raise UsageError(f"{role!r} is not a role", f"a role is one of {', '.join(ROLES)}")
     if store.tokens.active(name) is not None:
         raise UsageError(
             f"{name} already has a token", f"revoke it first: `qrelkit serve token revoke {name}`, then add again"
         )
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    store.tokens.add(name, digest(token))
+    store.tokens.add(name, digest(token), role)
     return token
 
 
 def list_tokens(store: Store) -> list[TokenEntry]:
-    """Every token, oldest first: name, created, last used, revoked."""
-    return [TokenEntry(n, c, u, r) for n, c, u, r in store.tokens.rows()]
+    """Every token, oldest first: name, role, created, last used, revoked."""
+    return [TokenEntry(n, role_of(role), c, u, r) for n, role, c, u, r in store.tokens.rows()]
 
 
 def revoke_token(store: Store, name: str) -> int:
@@ -133,7 +144,7 @@ def authenticate(store: Store, token: str | None, *, touch: bool = True) -> Acce
             store.tokens.touch(found[0])
         except StoreBusy:
             pass
-    return Access(token_id=found[0], assessor=found[1])
+    return Access(token_id=found[0], assessor=found[1], role=role_of(found[2]))
 
 
 def live_tokens(store: Store) -> set[int]:

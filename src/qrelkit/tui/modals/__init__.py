@@ -1,7 +1,6 @@
 """The modal screens, one a file, each with its .tcss beside it.
 
     help        every key, screen by screen
-    note        a note, several lines if need be
     next_query  the next query that still has unlabeled documents
     reading     texts to read at leisure: a query's guidelines, a pair's notes, the grades
     confirm     confirming an action that changes other assessors' work

@@ -5,6 +5,7 @@ scale's grades and what counts as relevant (`G`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from rich.text import Text
 from textual import events
@@ -70,14 +71,22 @@ def pair_notes(d: DocState) -> list[PairNote]:
     return [PairNote(assessor=d.assessor or "unknown", text=d.note, timestamp=d.timestamp)]
 
 
+def _when(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%d %H:%M") if at else "time not recorded"
+
+
 def notes(doc_id: str, found: Sequence[PairNote]) -> ReadingScreen:
-    """Every note on the pair, oldest first, each with its author and time."""
+    """Every note on the pair, a conversation in the order they were last written: each with its
+    author and time, and the versions an edit replaced (dim, oldest first)."""
     title = Text.assemble(("Notes · ", "bold"), data(doc_id, "bold"), (f" · {len(found)}", "dim"))
     body = Text()
     for n, note in enumerate(found):
-        when = note.timestamp.strftime("%Y-%m-%d %H:%M") if note.timestamp else "time not recorded"
+        edited = f" · edited (first written {_when(note.earlier[0].timestamp)})" if note.earlier else ""
         body.append("\n\n" if n else "")
-        body.append_text(Text.assemble(data(note.assessor, "bold"), (f" · {when}", "dim"), "\n", data(note.text)))
+        head = Text.assemble(data(note.assessor, "bold"), (f" · {_when(note.timestamp)}{edited}", "dim"))
+        body.append_text(Text.assemble(head, "\n", data(note.text)))
+        for old in note.earlier:
+            body.append_text(Text.assemble("\n", (f"  before, {_when(old.timestamp)}: ", "dim"), data(old.text, "dim")))
     if not found:
         body.append("No note on this document yet (e: add one).", style="dim italic")
     return ReadingScreen(title, body)

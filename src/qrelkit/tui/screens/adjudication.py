@@ -1,7 +1,9 @@
-"""Adjudication (`qrelkit judge --adjudicate`): the pairs whose assessors disagree, most urgent
-first (`Disagreement.priority`: grade distance x queue impact); the query's guidelines, every
-assessor's grade and note side by side (and the adjudicator's own vote, if any); a grade key
-records the adjudicated label (an `adjudicated` event that names the votes it settles).
+"""Adjudication (`qrelkit judge --adjudicate`, or `A` on the query list; adjudicators only): the
+pairs whose assessors disagree, most urgent first (`Disagreement.priority`: grade distance x queue
+impact); the query's guidelines, every assessor's grade side by side (and the adjudicator's own
+vote, if any), then the notes on the pair, a conversation: each with its author and time, in
+order (`N` reads them all); a grade key records the adjudicated label (an `adjudicated` event that
+names the votes it settles).
 
 A settled pair stays on screen, marked settled, and further grade keys are refused there: only
 `n` (or `s`, `p`) moves on. So a key pressed twice, or a fast second key, can never settle a pair
@@ -9,32 +11,39 @@ the adjudicator has not seen."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import partial
+
 from rich.text import Text
 from textual import events
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from ...errors import NotInGoldenSet
-from ...models import Disagreement, GradeScale
+from ...models import Disagreement, GradeScale, PairNote
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
 from ..grade_entry import GradeKeys
 from ..modals.confirm import ConfirmScreen
 from ..modals.help import HelpScreen
-from ..modals.note import NoteScreen
-from ..modals.reading import grades, guidelines
+from ..modals.reading import grades, guidelines, notes
 from ..palette import css
 from ..widgets.document import DocumentView
+from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
 from .judging import query_header
+
+NOT_ADJUDICATOR = "Adjudication is an adjudicator's: this session judges as an assessor."
 
 KEYS = [
     ("n/p", "move"),
     ("s", "skip"),
     ("e", "note"),
+    ("N", "notes"),
     ("X", "clear"),
     ("g", "guidelines"),
     ("?", "keys"),
@@ -42,21 +51,27 @@ KEYS = [
 ]
 
 
-def votes_text(item: Disagreement, scale: GradeScale, *, me: str, settled: int | None = None) -> Text:
-    """Every assessor's grade (and note) side by side, the adjudicator's own vote, then the
-    distance and the priority; a settled pair says so, and that `n` goes on."""
+SHOWN_NOTES = 3
+"""The latest notes shown under the votes (`N` reads every one)."""
+
+
+def votes_text(
+    item: Disagreement, scale: GradeScale, *, me: str, settled: int | None = None, width: int | None = None
+) -> Text:
+    """Every assessor's grade side by side, the adjudicator's own vote, the distance and the
+    priority, then the notes on the pair (`conversation`); a settled pair says so, and that `n`
+    goes on."""
     text = Text()
     for n, (who, grade) in enumerate(sorted(item.votes.items())):
         text.append("  ·  " if n else "")
         text.append_text(data(who, "bold"))
         text.append(": ")
         text.append_text(data(f"{grade} ({scale.name_of(grade)})"))
-        if who in item.notes:
-            text.append("  ")
-            text.append_text(data(f"“{item.notes[who]}”", "italic"))
     if me in item.votes:
         text.append_text(Text.assemble("\n", (f"you voted {item.votes[me]}", css("bold yellow")), " on this pair"))
     text.append(f"\ndistance {item.distance} · priority {item.priority:.4g}", style="dim")
+    if item.notes:
+        text.append_text(Text.assemble("\n", conversation(item.notes, width)))
     if settled is not None:
         text.append_text(
             Text.assemble(
@@ -68,6 +83,24 @@ def votes_text(item: Disagreement, scale: GradeScale, *, me: str, settled: int |
     return text
 
 
+def conversation(found: Sequence[PairNote], width: int | None, shown: int = SHOWN_NOTES) -> Text:
+    """The latest `shown` notes, oldest first, one line each (`author · time: “text”`, cut to
+    `width`), after a line saying how many earlier ones `N` shows."""
+    lines = []
+    if len(found) > shown:
+        lines.append(Text(f"… {len(found) - shown} earlier note(s) · N: every note", "dim"))
+    for note in found[-shown:]:
+        when = note.timestamp.strftime("%m-%d %H:%M") if note.timestamp else "?"
+        edited = " (edited)" if note.earlier else ""
+        first, *more = note.text.split("\n")
+        line = Text.assemble(data(note.assessor, "bold"), (f" · {when}{edited}: ", "dim"))
+        line.append_text(data(f"“{first}{' …' if more else ''}”", "italic"))
+        if width is not None:
+            line.truncate(width, overflow="ellipsis")
+        lines.append(line)
+    return Text("\n").join(lines)
+
+
 class AdjudicationScreen(Screen[None]):
     """One disagreement at a time, in priority order."""
 
@@ -76,7 +109,9 @@ class AdjudicationScreen(Screen[None]):
         Binding("n,right", "move(1)", "next", show=False),
         Binding("p,left", "move(-1)", "previous", show=False),
         Binding("s", "skip", "skip"),
-        Binding("e", "note", "note"),
+        # priority: `e` opens the note box before the keys typed after it are routed (they are the note's)
+        Binding("e", "note", "note", priority=True),
+        Binding("N", "notes", "notes", show=False),
         Binding("X", "clear_for_everyone", "clear for everyone", show=False),
         Binding("g", "guidelines", "guidelines", show=False),
         Binding("G", "grades", "grades", show=False),
@@ -100,11 +135,13 @@ class AdjudicationScreen(Screen[None]):
         yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document")
         yield Static(id="votes")
+        yield NotePanel(id="note-panel")
         yield ScaleBar(self.session.scale, KEYS)
 
     def on_mount(self) -> None:
         self.title = self.app.title
-        self.items = self.session.disagreements()
+        # an assessor's session lists nothing here, and settle() and clear() refuse it
+        self.items = self.session.disagreements() if self.session.may_adjudicate else []
         self.refresh_view()
 
     def pair(self) -> tuple[str, str] | None:
@@ -122,7 +159,8 @@ class AdjudicationScreen(Screen[None]):
         )
         if not self.items:
             self.sub_title = f"adjudication · {self.settled} settled"
-            query.update(Text("No disagreement left to adjudicate.", "bold"))
+            none = "No disagreement left to adjudicate." if self.session.may_adjudicate else NOT_ADJUDICATOR
+            query.update(Text(none, "bold"))
             document.say("")
             votes.update(Text("esc / q quits", "dim"))
             return
@@ -132,7 +170,8 @@ class AdjudicationScreen(Screen[None]):
         query.update(query_header(q) if q else data(item.query_id, "bold"))
         document.show(item.doc_id, self.session.document(item.doc_id), q.text if q else "")
         settled = self.done.get((item.query_id, item.doc_id))
-        line = votes_text(item, self.session.scale, me=self.session.assessor, settled=settled)
+        width = votes.content_size.width or None
+        line = votes_text(item, self.session.scale, me=self.session.assessor, settled=settled, width=width)
         if typed:
             line.append_text(Text.assemble("\n", ("grade ", "bold"), (f"{typed}_", css("bold reverse yellow"))))
         votes.update(line)
@@ -141,8 +180,11 @@ class AdjudicationScreen(Screen[None]):
         self.refresh_view(typed)
 
     def on_key(self, event: events.Key) -> None:
-        if self.items:
+        if self.items and not self.query_one(NotePanel).is_open:  # keys typed in the note box are the note's
             self.grade_keys.key(event)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.refresh_view()  # the notes are cut to the width
 
     def settle(self, grade: int) -> None:
         """Record the adjudicated grade (committed on return); the pair stays on screen, settled."""
@@ -225,21 +267,33 @@ class AdjudicationScreen(Screen[None]):
         self.app.push_screen(ConfirmScreen(question), answer)
 
     def action_note(self) -> None:
-        """A note on the pair (a `noted` event: no vote, no label)."""
-        pair = self.pair()
-        if pair is None:
+        """e: the adjudicator's own note on the pair (a `noted` event: no vote, no label), in the
+        box under it, prefilled (saving it empty withdraws it)."""
+        pair, panel = self.pair(), self.query_one(NotePanel)
+        if pair is None or panel.is_open:
+            raise SkipAction()  # an `e` typed in the box is the note's
+        self.grade_keys.cancel()
+        panel.open(pair[1], self.session.my_note(*pair), partial(self.note_done, pair))
+
+    def note_done(self, pair: tuple[str, str], text: str | None) -> None:
+        if text is None:
             return
+        try:
+            change, _ = self.session.set_note(*pair, text)
+        except NotInGoldenSet as error:
+            self.notify(visible(f"not saved: {error.message}"), severity="error", markup=False)
+            return
+        self.notify(change.value, timeout=3)
+        for n, item in enumerate(self.items):  # the conversation as the store holds it now
+            if (item.query_id, item.doc_id) == pair:
+                self.items[n] = item.model_copy(update={"notes": self.session.notes_on(*pair)})
+        self.refresh_view()
 
-        def save(note: str | None) -> None:
-            if note is not None:
-                try:
-                    self.session.note(pair[0], pair[1], note)
-                except NotInGoldenSet as error:
-                    self.notify(visible(f"not saved: {error.message}"), severity="error", markup=False)
-                    return
-                self.notify("note saved", timeout=3)
-
-        self.app.push_screen(NoteScreen(None), save)
+    def action_notes(self) -> None:
+        """N: every note on the pair, with its author, time and earlier versions."""
+        if self.items:
+            item = self.items[self.position]
+            self.app.push_screen(notes(item.doc_id, item.notes))
 
     def action_guidelines(self) -> None:
         pair = self.pair()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from rich.text import Text
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -20,11 +22,11 @@ from ..grade_entry import GradeKeys
 from ..messages import QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
-from ..modals.note import NoteScreen
 from ..modals.reading import grades, guidelines, notes, pair_notes
 from ..palette import css
 from ..widgets.document import DocumentView
 from ..widgets.label_line import LabelLine
+from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
 from ..widgets.session_panel import Pace, SessionPanel
@@ -67,7 +69,8 @@ class JudgingScreen(Screen[None]):
         Binding("z,backspace", "undo", "undo"),
         Binding("n,right", "move(1)", "next", show=False),
         Binding("p,left", "move(-1)", "previous", show=False),
-        Binding("e", "note", "note"),
+        # priority: `e` opens the note box before the keys typed after it are routed (they are the note's)
+        Binding("e", "note", "note", priority=True),
         Binding("N", "notes", "notes", show=False),
         Binding("g", "guidelines", "guidelines", show=False),
         Binding("G", "grades", "grades", show=False),
@@ -111,6 +114,7 @@ class JudgingScreen(Screen[None]):
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
         yield Static(id="saved", classes="bar")
         yield SessionPanel(self.session, self.pace, self.shown_since, id="session", classes="bar")
+        yield NotePanel(id="note-panel")
         yield ScaleBar(self.session.scale, KEYS)
 
     def on_mount(self) -> None:
@@ -199,7 +203,8 @@ class JudgingScreen(Screen[None]):
     # -- judging ----------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        self.grade_keys.key(event)
+        if not self.query_one(NotePanel).is_open:  # keys typed in the note box are the note's
+            self.grade_keys.key(event)
 
     def judge(
         self, state: JudgmentState, grade: int | None = None, note: str | None = None, advance: bool = True
@@ -275,21 +280,30 @@ class JudgingScreen(Screen[None]):
             self.refresh_view()
 
     def action_note(self) -> None:
-        if not self.docs:
+        """e: this assessor's own note on the document, in the box under it (prefilled: saving
+        edits it, saving it empty withdraws it). An `e` typed in the box is the note's."""
+        panel = self.query_one(NotePanel)
+        if panel.is_open or not self.docs:
+            raise SkipAction()
+        self.grade_keys.cancel()
+        doc_id = self.docs[self.position].doc_id
+        panel.open(doc_id, self.session.my_note(self.query_id, doc_id), partial(self.note_done, doc_id))
+
+    def note_done(self, doc_id: str, text: str | None) -> None:
+        """The note box closed: save what it holds (None: cancelled), a new event of this assessor's."""
+        if text is None:
             return
-        d = self.docs[self.position]
-
-        def save(note: str | None) -> None:
-            if note is not None:  # a note event: no vote, no label changes
-                try:
-                    self.docs[self.position] = self.session.note(self.query_id, d.doc_id, note)
-                except NotInGoldenSet as error:
-                    self.refused(error)
-                    return
-                self.say(Text.assemble("note saved for ", data(d.doc_id, "bold")))
-                self.refresh_view()
-
-        self.app.push_screen(NoteScreen(None), save)  # a new note of this assessor's
+        try:
+            change, state = self.session.set_note(self.query_id, doc_id, text)
+        except NotInGoldenSet as error:
+            self.refused(error)
+            return
+        self.say(Text.assemble(change.value, " for ", data(doc_id, "bold")))
+        if state is not None:
+            at = next((i for i, d in enumerate(self.docs) if d.doc_id == doc_id), None)
+            if at is not None:
+                self.docs[at] = state
+            self.refresh_view()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

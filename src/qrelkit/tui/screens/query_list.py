@@ -20,6 +20,7 @@ from ..messages import QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..widgets.scale_bar import key_text
 from ..widgets.session_panel import Pace
+from .adjudication import AdjudicationScreen
 from .dashboard import DashboardScreen
 from .judging import JudgingScreen
 
@@ -45,6 +46,8 @@ KEYS = [
     ("?", "keys"),
     ("q", "quit"),
 ]
+ADJUDICATOR_KEYS = [*KEYS, ("A", "adjudicate")]
+"""The keys of a session in the adjudicator role (`A` opens adjudication)."""
 
 
 def progress_bar(p: QueryProgress) -> str:
@@ -131,6 +134,7 @@ class QueryListScreen(Screen[None]):
         Binding("f", "cycle_stratum", "stratum"),
         Binding("h", "toggle_open", "has unlabeled"),
         Binding("d", "dashboard", "dashboard"),
+        Binding("A", "adjudicate", "adjudicate"),
         Binding("escape", "clear_search", "clear search", show=False),
         Binding("question_mark", "help", "keys"),
         Binding("q", "app.quit", "quit"),
@@ -158,7 +162,7 @@ class QueryListScreen(Screen[None]):
         yield Static(id="filters", classes="bar")
         yield Input(placeholder="search query ids and text (esc clears)", id="search")
         yield QueryTable(id="queries", cursor_type="row", zebra_stripes=True)
-        yield Static(key_text(KEYS), id="keys")
+        yield Static(key_text(ADJUDICATOR_KEYS if self.session.may_adjudicate else KEYS), id="keys")
 
     def on_mount(self) -> None:
         self.title = self.app.title
@@ -321,6 +325,13 @@ class QueryListScreen(Screen[None]):
 
     def action_dashboard(self) -> None:
         self.app.push_screen(DashboardScreen(self.session))
+
+    def action_adjudicate(self) -> None:
+        """The adjudication screen, for a session in the adjudicator role only."""
+        if not self.session.may_adjudicate:
+            self.notify("adjudication is an adjudicator's: this session judges as an assessor", severity="warning")
+            return
+        self.app.push_screen(AdjudicationScreen(self.session))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

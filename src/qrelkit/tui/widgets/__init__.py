@@ -3,6 +3,7 @@
     document       a document: id, title and text, the query's terms highlighted
     query_header   the query bar: the query and its guidelines, cut to a few lines
     label_line     a document's resolved state as this assessor sees it
+    note_panel     the note box under the document: one's own note, written, edited, withdrawn
     session_panel  this session's judgments, seconds per document, a grade being typed
     scale_bar      the key bar, the scale's grades first
     tiles          the dashboard's two tiles
