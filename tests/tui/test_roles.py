@@ -21,6 +21,10 @@ from qrelkit.workflows.judging import disagreements
 
 from .conftest import make_store, until
 
+HELP = ["-h", "--help"]
+"""The help options `qrelkit` gives every command: a context made without them would make click
+cache a `--help` alone on `judge`, and the generated pages would then read wrong (test_readme)."""
+
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
@@ -41,7 +45,7 @@ def served_app(db: Path, name: str, role: Role) -> JudgeApp:
         serving.Access(token_id=1, assessor=name, role=role)
     )
     args = argv[argv.index("judge") + 1 :]
-    ctx = judge.make_context("judge", args, obj={"db": db})
+    ctx = judge.make_context("judge", args, obj={"db": db}, help_option_names=HELP)
     app = make_app(db, **ctx.params)
     app.signals = False  # the test's event loop keeps its own signal handlers
     return app
@@ -93,13 +97,15 @@ async def test_an_assessor_token_never_reaches_adjudication(db: Path) -> None:
 
 
 def test_a_served_session_is_an_assessors_unless_told_and_adjudicate_needs_the_role(db: Path) -> None:
-    ctx = judge.make_context("judge", ["--served", "--assessor", "ann"], obj={"db": db})
+    ctx = judge.make_context("judge", ["--served", "--assessor", "ann"], obj={"db": db}, help_option_names=HELP)
     app = make_app(db, **ctx.params)
     assert app.session.role == "assessor"
     app.session.close()
-    local = make_app(db, **judge.make_context("judge", ["--assessor", "ann"], obj={"db": db}).params)
+    local = make_app(
+        db, **judge.make_context("judge", ["--assessor", "ann"], obj={"db": db}, help_option_names=HELP).params
+    )
     assert local.session.role == "adjudicator"  # whoever runs judge locally holds the store file
     local.session.close()
     args = ["--served", "--assessor", "ann", "--role", "assessor", "--adjudicate"]
     with pytest.raises(UsageError, match="adjudicator role"):
-        make_app(db, **judge.make_context("judge", args, obj={"db": db}).params)
+        make_app(db, **judge.make_context("judge", args, obj={"db": db}, help_option_names=HELP).params)
