@@ -24,7 +24,8 @@ workflows (`qrelkit.workflows`) compose it with them.
 """
 
 from .imports import JudgmentsImported, UnknownQueries
-from .log import Pairs
+from .leases import CLAIM_WINDOW
+from .log import Claim, Pairs
 from .pool import RankedLists
 from .reads import LabelRow, OpenWork
 from .removals import Footprint
@@ -32,6 +33,8 @@ from .store import BUSY_TIMEOUT_MS, Store
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "CLAIM_WINDOW",
+    "Claim",
     "Footprint",
     "JudgmentsImported",
     "LabelRow",

@@ -11,6 +11,16 @@ from .. import resolution
 from ..errors import NotInGoldenSet
 from ..models import Judgment, JudgmentState, utcnow
 from .base import GoldenSettings, Part, event_from_row, insert_event, now, stored_time
+from .leases import claim as claim_lease
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Which document a judgment's assessor goes to next (`Log.record_pair`): the first free one
+    of `candidates` (`leases.claim`), none of them voted on by anyone else after log position `seen`."""
+
+    candidates: list[str]
+    seen: int
 
 
 @dataclass(frozen=True)
@@ -52,9 +62,9 @@ ABSENT_SQL = """
 a row of kind 4 when the query is not in the golden set, one of kind 5 for each document removed
 (`docs remove`) and not added back since (a document row, a pooled pair, or an imported event
 after the removal). A document the set never held a row for (judged from a qrels file only) is in
-the set. `{docs}`: `name = :d`, or the query's judged documents."""
+the set. `{docs}`: `name IN (:d, :also)` (one document, or two), or the query's judged documents."""
 
-ONE_DOC = "name = :d"
+ONE_DOC = "name IN (:d, :also)"
 QUERY_DOCS = "name IN (SELECT doc_id FROM judgments WHERE query_id = :q)"
 
 PAIRS_SQL = (
@@ -86,29 +96,38 @@ class Log(Part):
         Refuses (`NotInGoldenSet`) an event on a query or document not in the golden set."""
         self.db.settings().scale.refuse_above(judgment.grade)
         with self.db.transaction():
-            params = {"q": judgment.query_id, "d": judgment.doc_id}
+            params = {"q": judgment.query_id, "d": judgment.doc_id, "also": None}
             kinds = {row[0] for row in self.conn.execute(ABSENT_SQL.format(docs=ONE_DOC), params)}
             refuse_absent(judgment, no_query=4 in kinds, removed=5 in kinds)
             return insert_event(self.conn, judgment, None)
 
-    def record_pair(self, judgment: Judgment, *, besides: str | None) -> tuple[int, Pairs]:
+    def record_pair(
+        self, judgment: Judgment, *, besides: str | None, claim: Claim | None = None
+    ) -> tuple[int, Pairs, str | None]:
         """`record`, reading the event's pair (`pairs`) first in the same write transaction: its
         sequence number, and the pair as it was just before it (with the write lock held, nothing
         can come between). The grade is checked against the scale read there. Four statements:
-        BEGIN IMMEDIATE, the read, the INSERT, COMMIT."""
+        BEGIN IMMEDIATE, the read, the INSERT, COMMIT.
+
+        With `claim`, the next document is chosen and leased to the judgment's assessor in the same
+        transaction (`leases.claim`, one statement more), and read with the pair: the document
+        taken (None: none of the candidates was free) is the third value, its pair in the second."""
         with self.db.transaction():
-            before = self.pairs(judgment.query_id, judgment.doc_id, besides=besides)
+            taken = None
+            if claim is not None:
+                taken = claim_lease(self.conn, judgment.query_id, claim.candidates, judgment.assessor, seen=claim.seen)
+            before = self.pairs(judgment.query_id, judgment.doc_id, besides=besides, also=taken)
             before.settings.scale.refuse_above(judgment.grade)
             refuse_absent(judgment, no_query=before.no_query, removed=judgment.doc_id in before.removed)
-            return insert_event(self.conn, judgment, None), before
+            return insert_event(self.conn, judgment, None), before, taken
 
-    def pairs(self, query_id: str, doc_id: str | None = None, *, besides: str | None) -> Pairs:
-        """A query's pairs (or one pair) as a judging screen shows them, in one statement: their
-        events, assignments, the leases of assessors other than `besides` (None: no one's), and
-        the settings (`base.Connection.settings_of`)."""
+    def pairs(self, query_id: str, doc_id: str | None = None, *, besides: str | None, also: str | None = None) -> Pairs:
+        """A query's pairs (or one pair, and the pair of document `also` if given) as a judging
+        screen shows them, in one statement: their events, assignments, the leases of assessors
+        other than `besides` (None: no one's), and the settings (`base.Connection.settings_of`)."""
         one = doc_id is not None
-        sql = PAIRS_SQL.format(one="AND doc_id = :d" if one else "", docs=ONE_DOC if one else QUERY_DOCS)
-        params = {"q": query_id, "d": doc_id, "besides": besides, "now": utcnow().isoformat()}
+        sql = PAIRS_SQL.format(one="AND doc_id IN (:d, :also)" if one else "", docs=ONE_DOC if one else QUERY_DOCS)
+        params = {"q": query_id, "d": doc_id, "also": also, "besides": besides, "now": utcnow().isoformat()}
         events: list[tuple[int, Judgment]] = []
         assigned: dict[str, set[str]] = {}
         held: dict[str, str] = {}
@@ -236,9 +255,11 @@ class Log(Part):
         index: how big the log is, at no cost."""
         return int(self._scalar("SELECT max(seq) FROM judgments") or 0)
 
-    def last_seq(self, query_id: str) -> int:
-        """The sequence number of a query's latest event (0: none): it changes when anyone judges it."""
-        return int(self._scalar("SELECT max(seq) FROM judgments WHERE query_id = ?", [query_id]) or 0)
+    def last_seq(self, query_id: str, *, besides: str | None = None) -> int:
+        """The sequence number of a query's latest event (0: none), of anyone's but `besides`'s
+        when given: it changes when anyone (else) judges it."""
+        sql = "SELECT max(seq) FROM judgments WHERE query_id = ? AND assessor IS NOT ?"
+        return int(self._scalar(sql, [query_id, besides]) or 0)
 
 
 def refuse_absent(judgment: Judgment, *, no_query: bool, removed: bool) -> None:

@@ -162,6 +162,18 @@ def token_roles(conn: sqlite3.Connection) -> None:
     _run(conn, 'ALTER TABLE "tokens" ADD COLUMN "role" TEXT NOT NULL DEFAULT \'assessor\'')
 
 
+def one_lease_each(conn: sqlite3.Connection) -> None:
+    """An assessor has one document open at a time: one lease each, so that taking the next
+    document's lease is one statement that also ends the last one (`storage.leases.claim`). The
+    leases held when it runs end (they are courtesies that expire within minutes anyway)."""
+    _run(
+        conn,
+        'DELETE FROM "leases"',
+        'DROP INDEX "idx_leases_assessor"',
+        'CREATE UNIQUE INDEX "idx_leases_one_per_assessor" ON "leases" ("assessor")',
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
@@ -175,6 +187,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     query_counts,
     serve_tokens,
     token_roles,
+    one_lease_each,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

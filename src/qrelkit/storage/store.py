@@ -145,12 +145,13 @@ class Store:
         return str(self.conn.execute("PRAGMA database_list").fetchone()[2]) or None
 
     def lease_writer(self) -> Store:
-        """A connection of its own for best-effort writes that need not wait for the disk (leases:
-        `synchronous=OFF`, a short lock wait); an in-memory store is its own."""
+        """A connection of its own for best-effort writes that need neither wait for the disk nor
+        for another writer (leases: `synchronous=OFF`, no lock wait: a busy store is `StoreBusy`
+        at once); an in-memory store is its own."""
         other = self.reader()
         if other is not self:
             other.conn.execute("PRAGMA synchronous=OFF")
-            other.wait_for_lock(200)
+            other.wait_for_lock(0)
         return other
 
     def reader(self) -> Store:

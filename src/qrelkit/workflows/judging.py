@@ -250,7 +250,7 @@ class JudgingSession:
             self._history.append((query_id, doc_id, previous))
             return self.doc_state(query_id, doc_id) if saved else self._held_back(event)
         try:
-            seq, before = self.store.log.record_pair(event, besides=self.assessor)
+            seq, before, _ = self.store.log.record_pair(event, besides=self.assessor)
         except StoreBusy:  # held in memory (the lock was waited for once, not again)
             self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
             self._waiting.append(event)
