@@ -7,7 +7,7 @@ and the TUI never import each other. The TUI reads and writes through a judging 
 
     app.py          JudgeApp: the screens, the judging queue's worker, checkpoints
     command.py      `qrelkit judge`
-    messages.py     what the screens and the app tell each other (QueueStale, QueueReady)
+    messages.py     what the screens and the app tell each other (QueueStale, QueueReady, HeldSaved)
     qrelkit.tcss    the rules every screen shares
     palette.py      the colours of the TUI's own text (as markup showed them)
     grade_entry.py  grade keys: one digit, or several on a scale above 9

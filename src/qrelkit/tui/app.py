@@ -19,7 +19,7 @@ from textual.worker import WorkerFailed
 
 from ..render.styles import visible
 from ..workflows.judging import JudgingSession
-from .messages import QueueReady, QueueStale
+from .messages import HeldSaved, QueueReady, QueueStale
 from .screens.adjudication import AdjudicationScreen
 from .screens.judging import JudgingScreen
 from .screens.query_list import QueryListScreen
@@ -132,9 +132,11 @@ class JudgeApp(App[None]):
 
     def checkpoint(self) -> None:
         # held judgments are retried here as well as by the judging screen: also while the
-        # assessor is on another screen (the query list, help, a note)
-        if self.session.waiting:
-            self.session.flush()
+        # assessor is on another screen (the query list, help, a note); once they are all in,
+        # every screen re-reads its counts
+        if self.session.waiting and not self.session.flush():
+            for screen in self.screen_stack:
+                screen.post_message(HeldSaved())
         self._checkpoint()
         self._ticks += 1
         # young objects every tick (a few ms); everything once a minute: always between frames

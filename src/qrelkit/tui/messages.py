@@ -2,6 +2,7 @@
 
 QueueStale   a screen to the app: labels moved the impacts, recompute the judging queue
 QueueReady   the app to every screen: the judging queue was recomputed
+HeldSaved    the app to every screen: the judgments held for a busy store are committed now
 """
 
 from __future__ import annotations
@@ -20,3 +21,8 @@ class QueueReady(Message, bubble=False):
     def __init__(self, *, first: bool) -> None:
         super().__init__()
         self.first = first
+
+
+class HeldSaved(Message, bubble=False):
+    """The judgments held in memory for a busy store were all committed (by the app's timer):
+    each screen re-reads the counts it shows from the store. Posted to each screen."""

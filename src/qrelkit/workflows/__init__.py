@@ -8,6 +8,7 @@
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
     judging     a judging session: documents, judging, adjudication
+    leasing     where an assessor goes next; the leases that keep two off one document
     pairs       a pair's state as a judging screen shows it: votes, blind assignments, notes, leases
     assessors   overlap assignments, agreement
     versions    snapshot, freeze, load a version
@@ -54,6 +55,7 @@ MODULES = (
     "irds",
     "label_studio",
     "judging",
+    "leasing",
     "outputs",
     "pairs",
     "pooling",

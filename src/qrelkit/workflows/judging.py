@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import getpass
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,8 @@ from ..models import (
     check_assessor,
     default_assessor,
 )
-from ..storage import BUSY_TIMEOUT_MS, Store
+from ..storage import BUSY_TIMEOUT_MS, CLAIM_WINDOW, Claim, Store
+from .leasing import Leasing
 from .pairs import (
     UNDO_TEXT,
     NoteChange,
@@ -107,8 +109,21 @@ VOTED = {
 """What a pair shows, as far as this assessor's vote goes, while that vote waits for a busy store."""
 
 
+@dataclass(frozen=True)
+class Judged:
+    """What a judgment did (`JudgingSession.judge_next`)."""
+
+    state: DocState
+    """What the judged pair resolves to now (held for a busy store: `waiting`)."""
+    taken: DocState | None = None
+    """The document to go to next, leased to the assessor with the judgment (None: none)."""
+    chose: bool = False
+    """Whether the store made the choice (`taken` None: no document asked for is free); False when
+    it could not (a busy store, an in-memory one): the caller chooses from what it read."""
+
+
 @dataclass
-class JudgingSession:
+class JudgingSession(Leasing):
     """One assessor's judging session on one store: the queue, a query's documents, judging."""
 
     store: Store
@@ -169,7 +184,7 @@ class JudgingSession:
     def documents(self, query_id: str) -> list[DocState]:
         """The query's documents for this assessor (blind on shared pairs), the queued ones in
         queue order; the others keep their places. `changed` then reports news since this read."""
-        self._seen[query_id] = self.store.log.last_seq(query_id)
+        self._seen[query_id] = self.store.log.last_seq(query_id, besides=self.assessor)
         return self.order_docs(query_id, documents(self.store, query_id, assessor=self.assessor, blind=True))
 
     def doc_state(self, query_id: str, doc_id: str) -> DocState:
@@ -201,16 +216,15 @@ class JudgingSession:
         return seq
 
     def _recorded(self, event: Judgment, seq: int) -> None:
-        """`event` is committed as `seq`: the session's counts, and the log position this
-        session has seen of its query (`changed`: its own events are no news; `seq` is the
-        highest in the log when it was appended)."""
+        """`event` is committed as `seq`: the session's counts. (Its own events are no news to
+        `changed`, which reads the others' alone: marking `seq` seen would hide another
+        assessor's event committed just before it.)"""
         self.events += 1
         pair = (event.query_id, event.doc_id)
         if event.state in (JudgmentState.CLEARED, JudgmentState.RETRACTED):
             self._done.discard(pair)
         elif event.state is not JudgmentState.NOTED:
             self._done.add(pair)
-        self._seen[event.query_id] = seq
 
     def judge(
         self,
@@ -224,18 +238,70 @@ class JudgingSession:
     ) -> DocState:
         """Record this assessor's vote (graded, skipped or retracted), committed on return, and
         what the pair resolves to now. When another process holds the store's lock, the vote is
-        held in memory (`waiting`) and committed, in order, by `flush`; the state says so.
+        held in memory (`waiting`) and committed, in order, by `flush`; the state says so."""
+        return self.judge_next(query_id, doc_id, state, grade, note=note, seconds=seconds).state
 
-        A keystroke's cost: the vote is written with its pair read in the same transaction
-        (`Log.record_pair`: four statements), which gives both the vote it replaces (for `undo`)
-        and the state after it, exactly (no one else could write in between)."""
+    def judge_next(
+        self,
+        query_id: str,
+        doc_id: str,
+        state: JudgmentState,
+        grade: int | None = None,
+        *,
+        note: str | None = None,
+        seconds: float | None = None,
+        then: Sequence[str] = (),
+    ) -> Judged:
+        """`judge`, and the document to go to next: the first of `then` (the documents after this
+        one, in the order wanted) that no one else has open or voted on since this session read the
+        query, leased to this assessor in the judgment's own transaction (`Log.record_pair`), so
+        that two assessors judging at once never go to the same document.
+
+        A keystroke's cost: BEGIN IMMEDIATE, the lease, the two pairs read in one statement, the
+        INSERT, COMMIT. The read gives the vote this one replaces (for `undo`) and both pairs'
+        states after it, exactly (no one else could write in between). A busy store takes no
+        lease: the vote is held, and nothing is chosen (`chose` is False)."""
+        event = self._vote(query_id, doc_id, state, grade, note, seconds)
+        if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
+            previous = self.own_vote(query_id, doc_id)
+            saved = self.submit(event)  # a refusal (NotInGoldenSet) leaves nothing to undo
+            self._history.append((query_id, doc_id, previous))
+            if not saved:
+                return Judged(self._held_back(event))
+            return Judged(self.doc_state(query_id, doc_id), *self._claim_rest(query_id, then))
+        claim = Claim(list(then), self._seen.get(query_id, 0)) if then else None
+        try:
+            seq, before, taken = self.store.log.record_pair(event, besides=self.assessor, claim=claim)
+        except StoreBusy:  # held in memory (the lock was waited for once, not again)
+            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            self._waiting.append(event)
+            return Judged(self._held_back(event))
+        self._history.append((query_id, doc_id, own_vote(before.events, query_id, doc_id, self.assessor)))
+        self._recorded(event, seq)
+        shown = states(before.after(seq, event), query_id, [doc_id, *([taken] if taken else [])],
+                       assessor=self.assessor, blind=True)  # fmt: skip
+        if taken is None and len(then) > CLAIM_WINDOW:  # the first ones were all taken: the rest
+            return Judged(shown[0], *self._claim_rest(query_id, then[CLAIM_WINDOW:]))
+        return Judged(shown[0], shown[1] if taken else None, chose=bool(then))
+
+    def _vote(
+        self,
+        query_id: str,
+        doc_id: str,
+        state: JudgmentState,
+        grade: int | None,
+        note: str | None,
+        seconds: float | None,
+    ) -> Judgment:
+        """The vote event `judge` records; a note or a clear (not votes), or a retraction without a
+        vote of this assessor's to take back, is refused."""
         if state not in (JudgmentState.GRADED, JudgmentState.SKIPPED, JudgmentState.RETRACTED):
             raise UsageError(
                 f"a judgment is a vote, not {state.value!r}", "notes go through note(), clears through clear()"
             )
         if state is JudgmentState.RETRACTED and not self._holds_vote(query_id, doc_id):
             raise NothingToRetract(f"you have no vote on {doc_id} to retract", "u takes back your own vote only")
-        event = Judgment(
+        return Judgment(
             query_id=query_id,
             doc_id=doc_id,
             state=state,
@@ -244,20 +310,6 @@ class JudgingSession:
             note=note,
             seconds=seconds,
         )
-        if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
-            previous = self.own_vote(query_id, doc_id)
-            saved = self.submit(event)  # a refusal (NotInGoldenSet) leaves nothing to undo
-            self._history.append((query_id, doc_id, previous))
-            return self.doc_state(query_id, doc_id) if saved else self._held_back(event)
-        try:
-            seq, before, _ = self.store.log.record_pair(event, besides=self.assessor)
-        except StoreBusy:  # held in memory (the lock was waited for once, not again)
-            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
-            self._waiting.append(event)
-            return self._held_back(event)
-        self._history.append((query_id, doc_id, own_vote(before.events, query_id, doc_id, self.assessor)))
-        self._recorded(event, seq)
-        return states(before.after(seq, event), query_id, [doc_id], assessor=self.assessor, blind=True)[0]
 
     def _held_back(self, vote: Judgment) -> DocState:
         """What the pair shows while this vote waits for the busy store."""
@@ -427,34 +479,12 @@ class JudgingSession:
     # -- several assessors live -------------------------------------------------------------
 
     def changed(self, query_id: str) -> bool:
-        """Whether someone else judged the query since this session last looked (a cheap read)."""
-        last = self.store.log.last_seq(query_id)
+        """Whether someone else judged the query since this session last read it (a cheap read;
+        this assessor's own events are no news)."""
+        last = self.store.log.last_seq(query_id, besides=self.assessor)
         seen = self._seen.get(query_id)
         self._seen[query_id] = last
         return seen is not None and last != seen
-
-    def hold(self, query_id: str, doc_id: str | None) -> None:
-        """This assessor has the document open (None: none); others' next-unlabeled order skips
-        it while the lease lasts. Best effort, on a connection of its own that does not wait for
-        the disk: call it from a worker thread."""
-        leaser = self._leaser
-        if leaser is None:
-            leaser = self._leaser = self.store.lease_writer()
-        if leaser is self.store:  # an in-memory store: one screen, nobody to tell
-            return
-        try:
-            if doc_id is None:
-                leaser.leases.release(self.assessor)
-            else:
-                leaser.leases.hold(query_id, doc_id, self.assessor)
-        except StoreBusy:
-            pass  # a courtesy: the next call renews it
-
-    def next_open(self, docs: list[DocState], position: int) -> int | None:
-        """The next document to judge after `position` (wrapping around): unlabeled and not open
-        on another assessor's screen (unless assigned to both); None when there is none."""
-        order = [*range(position + 1, len(docs)), *range(position)]
-        return next((i for i in order if docs[i].state is LabelState.UNLABELED and docs[i].held_by is None), None)
 
     def disagreements(self) -> list[Disagreement]:
         return disagreements(self.store)
@@ -548,9 +578,10 @@ class JudgingSession:
                 f"{len(self._waiting)} judgments are still waiting for the busy store",
                 "wait for the other writer to finish, then quit again",
             )
-        if self._leaser is not None and self._leaser is not self.store:
+        if self._leaser is not None:
             self.hold("", None)
-            self._leaser.close()
+            if self._leaser is not self.store:
+                self._leaser.close()
         for conn in (self._reader,):
             if conn is not None and conn is not self.store:
                 conn.close()

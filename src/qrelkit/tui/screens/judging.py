@@ -6,20 +6,19 @@ import time
 from functools import partial
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Header, Static
 
 from ...errors import NothingToRetract, NotInGoldenSet
 from ...models import DocState, JudgmentState, LabelState, Query
 from ...render.styles import data, visible
-from ...workflows.judging import JudgingSession
+from ...workflows.judging import Judged, JudgingSession
 from ..grade_entry import GradeKeys
-from ..messages import QueueReady, QueueStale
+from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
 from ..modals.reading import grades, guidelines, notes, pair_notes
@@ -40,10 +39,6 @@ KEYS = [
     ("?", "keys"),
     ("esc", "back"),
 ]
-
-LEASE_AFTER = 1.0
-"""A document shown this long is leased (passing through documents leases none, and a key never
-waits for a lease being written)."""
 
 POLL_SECONDS = 2.0
 """How often the screen looks for other assessors' new events on its query, and retries
@@ -102,8 +97,9 @@ class JudgingScreen(Screen[None]):
         self.touched = False
         """Judged or moved since the query was loaded."""
         self.held: tuple[str, str] | None = None
-        """The document this screen holds a lease on."""
-        self._lease_timer: Timer | None = None
+        """The document this screen holds a lease on (taken the moment it is shown)."""
+        self.fresh: str | None = None
+        """The document whose state was read with the judgment just saved (no need to read it again)."""
         self.was_waiting = False
         """Judgments were held for a busy store at the last poll (say when they are saved)."""
 
@@ -123,11 +119,27 @@ class JudgingScreen(Screen[None]):
         self.set_interval(POLL_SECONDS, self.poll)
 
     def load(self) -> None:
-        """Read the query and its documents (others' labels included); start at the first unlabeled."""
+        """Read the query and its documents (others' labels included); start at the first unlabeled
+        document no one else has open, leased at once (`JudgingSession.take`)."""
         self.query_model = self.session.query(self.query_id)
         self.docs = self.session.documents(self.query_id)
-        self.position = next((i for i, d in enumerate(self.docs) if d.state is LabelState.UNLABELED), 0)
+        taken = self.session.take(self.query_id, self.docs, range(len(self.docs)))
+        if taken is None:  # nothing open left here for this assessor: the first document no one has open
+            taken = next((i for i, d in enumerate(self.docs) if d.held_by is None), 0)
+            if any(d.state is LabelState.UNLABELED for d in self.docs):
+                self.say(Text("every unlabeled document here is open on another assessor's screen", css("yellow")))
+        else:
+            self.held = (self.query_id, self.docs[taken].doc_id)
+        self.position = taken
         self.touched = False
+        self.refresh_view()
+
+    def reload(self) -> None:
+        """Read the query's documents again, as the store holds them now, staying on the same one."""
+        current = self.docs[self.position].doc_id if self.docs else None
+        self.docs = self.session.documents(self.query_id)
+        self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == current), self.position)
+        self.position = min(self.position, max(len(self.docs) - 1, 0))
         self.refresh_view()
 
     @on(QueueReady)
@@ -143,6 +155,7 @@ class JudgingScreen(Screen[None]):
         q = self.query_model
         if q is None:
             self.query_one("#query", Static).update(data(f"query {self.query_id} is not in the golden set", css("red")))
+            self._shown(None)
             return
         self.query_one("#query", Static).update(query_header(q))
         labeled = sum(d.state is LabelState.GRADED for d in self.docs)
@@ -156,31 +169,27 @@ class JudgingScreen(Screen[None]):
         if not self.docs:
             document.say("[dim]no documents to judge for this query (nothing pooled or labeled)[/dim]")
             label.show(None)
+            self._shown(None)
             return
         doc_state = self.docs[self.position]
-        if not doc_state.waiting:  # re-read: another assessor may have judged it since
+        if not doc_state.waiting and self.fresh != doc_state.doc_id:  # another assessor may have judged it
             doc_state = self.docs[self.position] = self.session.doc_state(self.query_id, doc_state.doc_id)
+        self.fresh = None
         document.show(doc_state.doc_id, self.session.document(doc_state.doc_id), q.text)
         label.show(doc_state)
         self.shown_at = time.monotonic()
-        if self.held != (self.query_id, doc_state.doc_id):  # lease it once it stays on screen a moment
-            if self._lease_timer is not None:
-                self._lease_timer.stop()
-            self._lease_timer = self.set_timer(LEASE_AFTER, self._lease_shown)
+        self._shown((self.query_id, doc_state.doc_id))
 
-    def _lease_shown(self) -> None:
-        if self.docs and self.is_attached:
-            self.held = (self.query_id, self.docs[self.position].doc_id)
-            self.hold(*self.held)
+    def _shown(self, pair: tuple[str, str] | None) -> None:
+        """The document `pair` (None: none) is on screen: leased now (unless the judgment that led
+        here leased it already)."""
+        if pair is not None and self.held != pair:
+            self.held = pair
+            self.session.hold(*pair)  # best effort, never waiting for a busy store
 
     def say(self, message: Text) -> None:
         """What the last key did, on the line under the label ("saved 2 (relevant) for d1")."""
         self.query_one("#saved", Static).update(message)
-
-    @work(thread=True, exclusive=True, group="lease", exit_on_error=False)
-    def hold(self, query_id: str, doc_id: str | None) -> None:
-        """Tell the other assessors' screens this document is open here (a lease, off the UI thread)."""
-        self.session.hold(query_id, doc_id)
 
     def poll(self) -> None:
         """Every few seconds: commit judgments a busy store held back, and re-read the query's
@@ -190,15 +199,26 @@ class JudgingScreen(Screen[None]):
             free = Text("the store is free again: every judgment is saved", css("green"))
             self.say(waiting_line(left) if left else free)
             self.was_waiting = left > 0
-            if not left:
-                self.refresh_view()  # the counts and the label line, as the store holds them now
+            if not left:  # every count, label and state on screen as the store holds them now
+                self.recount()
         for error in self.session.take_refused():  # removed while it waited for the store
             self.refused(error)
         if self.docs and self.session.changed(self.query_id):
-            current = self.docs[self.position].doc_id
-            self.docs = self.session.documents(self.query_id)
-            self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == current), self.position)
-            self.refresh_view()
+            self.reload()
+
+    @on(HeldSaved)
+    def held_saved(self, message: HeldSaved) -> None:
+        """The app's timer committed the judgments held for a busy store."""
+        self.was_waiting = False
+        self.say(Text("the store is free again: every judgment is saved", css("green")))
+        self.recount()
+
+    def recount(self) -> None:
+        """Re-read the documents (their states, the header's counts) and the session panel from
+        the store, once the judgments held for it are committed."""
+        if self.query_model is not None:
+            self.reload()
+        self.query_one(SessionPanel).tick()
 
     # -- judging ----------------------------------------------------------------------------
 
@@ -216,25 +236,39 @@ class JudgingScreen(Screen[None]):
         self.touched = True
         d = self.docs[self.position]
         seconds = round(time.monotonic() - self.shown_at, 3)
+        then = self.session.after(self.docs, self.position) if advance else []
         try:
-            done = self.session.judge(self.query_id, d.doc_id, state, grade, note=note, seconds=seconds)
+            result = self.session.judge_next(
+                self.query_id, d.doc_id, state, grade, note=note, seconds=seconds, then=[x.doc_id for x in then]
+            )
         except NotInGoldenSet as error:
             self.refused(error)
             return
         except NothingToRetract as error:  # `u` with no vote of one's own: nothing written, nothing counted
             self.say(data(error.message))
             return
-        self.docs[self.position] = done
+        done = self.docs[self.position] = result.state
         self.was_waiting = self.was_waiting or done.waiting
         self.say(waiting_line(self.session.waiting) if done.waiting else saved_line(done, state, grade, self.session))
         if advance:
-            nxt = self.session.next_open(self.docs, self.position)
+            nxt = self._next(result)
             if nxt is None:
                 self.refresh_view()
                 self.offer_next_query()
                 return
             self.position = nxt
         self.refresh_view()
+
+    def _next(self, result: Judged) -> int | None:
+        """Where a judgment moves to: the document it leased (read with it), none when the store
+        found none free, or, when the store could not choose (busy), the next one open as last
+        read (leased once the store lets)."""
+        taken = result.taken
+        if taken is not None:
+            nxt = next(i for i, x in enumerate(self.docs) if x.doc_id == taken.doc_id)
+            self.docs[nxt], self.fresh, self.held = taken, taken.doc_id, (self.query_id, taken.doc_id)
+            return nxt
+        return None if result.chose else self.session.next_open(self.docs, self.position)
 
     def refused(self, error: NotInGoldenSet) -> None:
         """The store refused an event: its query or document left the golden set (`queries|docs
@@ -361,7 +395,8 @@ class JudgingScreen(Screen[None]):
         self.query_one(SessionPanel).show_typed(typed)
 
     def action_back(self) -> None:
-        self.hold(self.query_id, None)
+        self.session.hold(self.query_id, None)
+        self.held = None
         self.dismiss(None)
 
     def offer_next_query(self) -> None:

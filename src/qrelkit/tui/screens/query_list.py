@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Header, Input, Static
 from ...models import QueryProgress
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
-from ..messages import QueueReady, QueueStale
+from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..widgets.scale_bar import key_text
 from ..widgets.session_panel import Pace
@@ -194,6 +194,12 @@ class QueryListScreen(Screen[None]):
         """Counts come from the store in a worker thread: the UI stays responsive on big stores."""
         rows = self.session.progress()
         self.app.call_from_thread(self.show, rows)
+
+    @on(HeldSaved)
+    def held_saved(self, message: HeldSaved) -> None:
+        """Judgments held for a busy store were committed: the counts shown are read again."""
+        if self.app.screen is self:
+            self.load()
 
     @on(QueueReady)
     def queue_ready(self, message: QueueReady) -> None:
