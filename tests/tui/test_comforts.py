@@ -241,6 +241,7 @@ async def test_a_digit_typed_on_one_document_is_never_saved_on_another() -> None
         await pilot.press("1")
         screen.position += 1  # the screen moves on by itself (another assessor's judgment, say)
         screen.refresh_view()
+        await pilot.pause()  # drawn (a key before that is refused whatever it is: `tui.sight`)
         await pilot.press("enter")  # the digit was typed on another document: refused
         assert screen.grade_keys.entry.typed == "" and _grades(store) == []
 

@@ -17,7 +17,7 @@ from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.workflows.judging import JudgingSession
 
-from .conftest import make_store
+from .conftest import make_store, until
 
 DOCS = 24
 
@@ -132,14 +132,14 @@ async def test_a_pair_assigned_to_both_is_judged_by_both_whoever_has_it_open(tmp
 
 
 async def _judge_one(pilot: Pilot[None], app: JudgeApp, key: str) -> bool:
-    """Press `key` on `app`'s judging screen once its document is drawn; False (nothing pressed)
+    """Press `key` on `app`'s judging screen the moment its document is drawn; False (nothing pressed)
     when the screen has nothing unlabeled left to show (it stays on the last one judged)."""
     screen = app.screen
     if not isinstance(screen, JudgingScreen) or not screen.docs:
         return False
     if screen.docs[screen.position].state is not LabelState.UNLABELED:
         return False
-    await pilot.pause()
+    await until(pilot, screen.sight.drawn)
     await pilot.press(key)
     return True
 

@@ -11,6 +11,7 @@ and the TUI never import each other. The TUI reads and writes through a judging 
     qrelkit.tcss    the rules every screen shares
     palette.py      the colours of the TUI's own text (as markup showed them)
     grade_entry.py  grade keys: one digit, or several on a scale above 9
+    sight.py        keys typed before what they would act on was drawn are refused
     screens/        query list, judging, adjudication, dashboard (each with its .tcss)
     modals/         keys, next query, reading (guidelines, notes, grades), confirm
     widgets/        a document, the query bar, the label line, the note box, the session panel,

@@ -13,7 +13,7 @@ import gc
 import os
 import signal
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.worker import WorkerFailed
 
@@ -23,6 +23,7 @@ from .messages import HeldSaved, QueueReady, QueueStale
 from .screens.adjudication import AdjudicationScreen
 from .screens.judging import JudgingScreen
 from .screens.query_list import QueryListScreen
+from .sight import Sighted
 from .widgets.session_panel import Pace
 
 
@@ -120,6 +121,15 @@ class JudgeApp(App[None]):
         gc.collect()
         gc.freeze()
         gc.disable()  # collections run on the timer below, between frames, not inside a keystroke
+
+    async def on_event(self, event: events.Event) -> None:
+        """Every key first meets the shown screen's `Sight`: a key typed before what it would act
+        on was drawn is dropped, and the screen says so (`tui.sight`)."""
+        if isinstance(event, events.Key) and not event.is_forwarded and isinstance(self.screen, Sighted):
+            sight = self.screen.sight_for(event)
+            if sight is not None and sight.refuses(event):
+                return
+        await super().on_event(event)
 
     def hangup(self) -> None:
         """The terminal is gone (or the process was asked to end): commit the judgments a busy

@@ -10,6 +10,7 @@ from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
@@ -23,6 +24,7 @@ from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
 from ..modals.reading import grades, guidelines, notes, pair_notes
 from ..palette import css
+from ..sight import Sight
 from ..widgets.document import DocumentView
 from ..widgets.label_line import LabelLine
 from ..widgets.note_panel import NotePanel
@@ -100,13 +102,18 @@ class JudgingScreen(Screen[None]):
         """The document this screen holds a lease on (taken the moment it is shown)."""
         self.fresh: str | None = None
         """The document whose state was read with the judgment just saved (no need to read it again)."""
+        self.drawn_doc: tuple[str, str] | None = ("", "")
+        """The document the screen last showed (None: none; at first a pair no document has):
+        another one shown refuses keys until it is drawn."""
+        self.sight = Sight(self.refused_keys)
+        """Keys typed before the document they would act on was drawn are refused (`tui.sight`)."""
         self.was_waiting = False
         """Judgments were held for a busy store at the last poll (say when they are saved)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield QueryHeader(id="query", classes="bar")
-        yield DocumentView(id="document")
+        yield DocumentView(id="document", sight=self.sight)
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
         yield Static(id="saved", classes="bar")
         yield SessionPanel(self.session, self.pace, self.shown_since, id="session", classes="bar")
@@ -182,14 +189,31 @@ class JudgingScreen(Screen[None]):
 
     def _shown(self, pair: tuple[str, str] | None) -> None:
         """The document `pair` (None: none) is on screen: leased now (unless the judgment that led
-        here leased it already)."""
+        here leased it already), and no key acts on it before it is drawn."""
         if pair is not None and self.held != pair:
             self.held = pair
             self.session.hold(*pair)  # best effort, never waiting for a busy store
+        if self.drawn_doc != pair:
+            self.drawn_doc = pair
+            self.sight.changed()
+
+    def sight_for(self, event: events.Key) -> Sight | None:
+        """What a key acts on: the document drawn; none for a key typed in the note box."""
+        return None if self.query_one(NotePanel).is_open else self.sight
+
+    def refused_keys(self, keys: list[str]) -> None:
+        """`Sight` refused keys typed before the document on screen was drawn."""
+        typed = " ".join(keys)
+        self.say(Text.assemble(("not applied: ", css("bold yellow")), data(typed, "bold"),
+                               " (typed before this document was on screen; type it again)"))  # fmt: skip
 
     def say(self, message: Text) -> None:
-        """What the last key did, on the line under the label ("saved 2 (relevant) for d1")."""
-        self.query_one("#saved", Static).update(message)
+        """What the last key did, on the line under the label ("saved 2 (relevant) for d1"); said
+        before the screen is composed (a key refused that early), it is shown once it is."""
+        try:
+            self.query_one("#saved", Static).update(message)
+        except NoMatches:
+            self.call_after_refresh(self.say, message)
 
     def poll(self) -> None:
         """Every few seconds: commit judgments a busy store held back, and re-read the query's
@@ -223,8 +247,17 @@ class JudgingScreen(Screen[None]):
     # -- judging ----------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        if not self.query_one(NotePanel).is_open:  # keys typed in the note box are the note's
-            self.grade_keys.key(event)
+        """A key typed before the document on screen was drawn acts on nothing (`tui.sight`: the
+        app asks too, as a key arrives; here it is asked again as the screen handles it, after the
+        keys before it had their effect); digits are grades (`grade_entry`). Keys typed in the
+        note box are the note's."""
+        if self.query_one(NotePanel).is_open:
+            return
+        if self.sight.refuses(event):
+            event.stop()
+            event.prevent_default()
+            return
+        self.grade_keys.key(event)
 
     def judge(
         self, state: JudgmentState, grade: int | None = None, note: str | None = None, advance: bool = True

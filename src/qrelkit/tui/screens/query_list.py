@@ -18,6 +18,7 @@ from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
 from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
+from ..sight import Sight, Watched
 from ..widgets.scale_bar import key_text
 from ..widgets.session_panel import Pace
 from .adjudication import AdjudicationScreen
@@ -35,6 +36,8 @@ TEXT = 22
 """Characters of query text shown in the list."""
 MINE = "●"
 """Marks a query holding pending assignments of this assessor."""
+PASSING = frozenset({"escape", "q", "question_mark", "up", "down", "pageup", "pagedown", "home", "end"})
+"""Keys that pass before the list is drawn (`tui.sight`): they open, type or filter nothing."""
 
 KEYS = [
     ("enter", "judge"),
@@ -71,9 +74,10 @@ def matches(row: QueryProgress, search: str) -> bool:
     return needle in row.query_id.casefold() or needle in row.text.casefold()
 
 
-class QueryTable(DataTable[object]):
+class QueryTable(Watched, DataTable[object]):
     """The list's table; `moved` says the assessor moved its cursor (keys or mouse) since the
-    last `clear`, so that rows still arriving never move it back."""
+    last `clear`, so that rows still arriving never move it back. Each frame it is drawn in marks
+    the list's sights (`tui.sight`)."""
 
     moved = False
 
@@ -156,12 +160,18 @@ class QueryListScreen(Screen[None]):
         self._next_batch: Timer | None = None
         self._keep: str | None = None
         """The query the cursor goes back to when its row arrives (unless the assessor moved it)."""
+        self.sight = Sight(self.refused_keys, passing=PASSING)
+        """Keys typed before the list is drawn (at start, back from judging) are refused."""
+        self.rows_sight = Sight(self.refused_keys)
+        """`enter` opens a query only once the rows it chooses from are drawn."""
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="filters", classes="bar")
         yield Input(placeholder="search query ids and text (esc clears)", id="search")
-        yield QueryTable(id="queries", cursor_type="row", zebra_stripes=True)
+        table = QueryTable(id="queries", cursor_type="row", zebra_stripes=True)
+        table.sights = (self.sight, self.rows_sight)
+        yield table
         yield Static(key_text(ADJUDICATOR_KEYS if self.session.may_adjudicate else KEYS), id="keys")
 
     def on_mount(self) -> None:
@@ -178,7 +188,9 @@ class QueryListScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         """Load whenever the list is shown: first push, and each return from judging (so it
-        never loads while hidden under a judging screen opened with `judge --query`)."""
+        never loads while hidden under a judging screen opened with `judge --query`). Keys typed
+        before it is drawn again act on nothing (`tui.sight`)."""
+        self.sight.changed()
         self.call_after_refresh(self._load_if_shown)
         if self.assigned and self.session.events != self._judged_at_queue:
             self.post_message(QueueStale())  # judged since: the assignment marks may be stale
@@ -200,6 +212,12 @@ class QueryListScreen(Screen[None]):
         """Judgments held for a busy store were committed: the counts shown are read again."""
         if self.app.screen is self:
             self.load()
+
+    def refused_keys(self, keys: list[str]) -> None:
+        """Keys typed before the list, or the rows `enter` would choose from, were drawn."""
+        typed = visible(" ".join(keys))
+        self.notify(f"not applied: {typed} (typed before the list was on screen as it is now; type it again)",
+                    title="keys", severity="warning", markup=False)  # fmt: skip
 
     @on(QueueReady)
     def queue_ready(self, message: QueueReady) -> None:
@@ -278,8 +296,15 @@ class QueryListScreen(Screen[None]):
             if not table.moved:
                 table.move_cursor(row=table.get_row_index(keep))
             self._keep = None
+        if batch:
+            self.rows_sight.changed()
         if self._pending:
             self._next_batch = self.set_timer(FRAME, self._add_batch)
+
+    def sight_for(self, event: events.Key) -> Sight:
+        """`enter` on the table opens the row under the cursor: it needs the rows drawn; any
+        other key, the list (`tui.sight`)."""
+        return self.rows_sight if event.key == "enter" and self.focused is self.query_one(QueryTable) else self.sight
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:

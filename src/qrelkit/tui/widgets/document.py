@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +12,7 @@ from textual.widgets import Static
 
 from ...models import Document
 from ...render.styles import data
+from ..sight import Sight, Watched
 
 STOPWORDS = frozenset(
     "a an and are as at be by do does for from how i in is it my of on or the to what when why with".split()
@@ -49,11 +51,21 @@ def document_body(doc_id: str, doc: Document | None, query_text: str) -> Text:
     return body
 
 
+class DocumentText(Watched, Static):
+    """The document's text; each frame it is drawn in marks the screen's `Sight` (`tui.sight`)."""
+
+
 class DocumentView(VerticalScroll):
     """The document being judged, scrolled back to its top whenever another one is shown."""
 
+    def __init__(self, *, sight: Sight | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sight = sight
+
     def compose(self) -> ComposeResult:
-        yield Static(id="text")
+        text = DocumentText(id="text")
+        text.sights = (self.sight,) if self.sight is not None else ()
+        yield text
 
     def show(self, doc_id: str, doc: Document | None, query_text: str) -> None:
         self.query_one("#text", Static).update(document_body(doc_id, doc, query_text))
