@@ -35,7 +35,12 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str] | None]] = {
     "import": ("bench_import", [], ["--lines", "300000", "--repeat", "1"]),
     "counts": ("bench_counts", [], ["--queries", "1000", "--repeat", "2"]),
     "startup": ("bench_startup", [], ["--repeat", "5"]),
-    "tui": ("bench_tui", [], None),  # builds a 1,000,000-event store: reference size only
+    "tui": ("bench_tui", [], ["--queries", "300", "--events", "5000", "--keys", "30", "--rounds", "1"]),
+    "tui-load": (
+        "bench_tui",
+        ["--load", "2"],
+        ["--queries", "300", "--events", "5000", "--keys", "30", "--rounds", "1", "--load", "2"],
+    ),
 }
 
 
