@@ -1,7 +1,8 @@
 """What one keystroke costs the store: a grade typed on the judging screen saves the judgment and
-shows the next document in at most `KEYSTROKE_STATEMENTS` SQL statements on the session's
-connection, BEGIN and COMMIT counted, every statement SQLite runs counted (the trace callback sees
-them all, the PRAGMAs too). The judgment is committed before the screen moves on."""
+shows the next document, leased in the same transaction, in at most `KEYSTROKE_STATEMENTS` SQL
+statements on the session's connection, BEGIN and COMMIT counted, every statement SQLite runs
+counted (the trace callback sees them all, the PRAGMAs too). The judgment is committed before the
+screen moves on."""
 
 from __future__ import annotations
 
@@ -78,8 +79,12 @@ async def test_a_grade_that_shows_the_next_document_costs_at_most_six_statements
             assert shown[-1] != doc  # the next document is on screen
             assert ("q1", doc, grade) in _committed(shared_store)
             assert len(seen) <= KEYSTROKE_STATEMENTS, seen
-            writes = [s for s in seen if s.startswith(("BEGIN", "INSERT", "COMMIT"))]
-            assert [w.split()[0] for w in writes] == ["BEGIN", "INSERT", "COMMIT"], seen
+            writes = [s.split()[:3] for s in seen if s.split()[0] in ("BEGIN", "INSERT", "COMMIT")]
+            # one transaction: the next document's lease (chosen in that statement), the judgment
+            assert writes == [["BEGIN", "IMMEDIATE"], ["INSERT", "INTO", "leases(query_id,"],
+                              ["INSERT", "INTO", "judgments(query_id,"], ["COMMIT"]], seen  # fmt: skip
+            held = shared_store.conn.execute("SELECT doc_id FROM leases WHERE assessor = 'ann'").fetchall()
+            assert held == [(shown[-1],)]
         other.close()
         # ann's assignment first (d3, shared with bob: the state saved shows it), then d1, d4
         assert shown == ["d1", "d4"]
