@@ -37,7 +37,7 @@ from ..models import (
     default_assessor,
 )
 from ..storage import BUSY_TIMEOUT_MS, CLAIM_WINDOW, Claim, Store
-from .leasing import Leasing
+from .leasing import Judged, Leasing
 from .pairs import (
     UNDO_TEXT,
     NoteChange,
@@ -107,19 +107,6 @@ VOTED = {
     JudgmentState.RETRACTED: LabelState.UNLABELED,
 }
 """What a pair shows, as far as this assessor's vote goes, while that vote waits for a busy store."""
-
-
-@dataclass(frozen=True)
-class Judged:
-    """What a judgment did (`JudgingSession.judge_next`)."""
-
-    state: DocState
-    """What the judged pair resolves to now (held for a busy store: `waiting`)."""
-    taken: DocState | None = None
-    """The document to go to next, leased to the assessor with the judgment (None: none)."""
-    chose: bool = False
-    """Whether the store made the choice (`taken` None: no document asked for is free); False when
-    it could not (a busy store, an in-memory one): the caller chooses from what it read."""
 
 
 @dataclass
@@ -301,14 +288,9 @@ class JudgingSession(Leasing):
             )
         if state is JudgmentState.RETRACTED and not self._holds_vote(query_id, doc_id):
             raise NothingToRetract(f"you have no vote on {doc_id} to retract", "u takes back your own vote only")
+        who = self.assessor
         return Judgment(
-            query_id=query_id,
-            doc_id=doc_id,
-            state=state,
-            grade=grade,
-            assessor=self.assessor,
-            note=note,
-            seconds=seconds,
+            query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=who, note=note, seconds=seconds
         )
 
     def _held_back(self, vote: Judgment) -> DocState:
@@ -477,14 +459,6 @@ class JudgingSession(Leasing):
         return len(self._waiting)
 
     # -- several assessors live -------------------------------------------------------------
-
-    def changed(self, query_id: str) -> bool:
-        """Whether someone else judged the query since this session last read it (a cheap read;
-        this assessor's own events are no news)."""
-        last = self.store.log.last_seq(query_id, besides=self.assessor)
-        seen = self._seen.get(query_id)
-        self._seen[query_id] = last
-        return seen is not None and last != seen
 
     def disagreements(self) -> list[Disagreement]:
         return disagreements(self.store)

@@ -10,11 +10,25 @@ connection that never waits for a busy store: a key never waits for a lease.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..errors import StoreBusy
 from ..models import DocState, LabelState
 from ..storage import CLAIM_WINDOW, Store
 from .pairs import document_state
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a judgment did (`JudgingSession.judge_next`)."""
+
+    state: DocState
+    """What the judged pair resolves to now (held for a busy store: `waiting`)."""
+    taken: DocState | None = None
+    """The document to go to next, leased to the assessor with the judgment (None: none)."""
+    chose: bool = False
+    """Whether the store made the choice (`taken` None: no document asked for is free); False when
+    it could not (a busy store, an in-memory one): the caller chooses from what it read."""
 
 
 class Leasing:
@@ -25,6 +39,14 @@ class Leasing:
     assessor: str
     _seen: dict[str, int]
     _leaser: Store | None
+
+    def changed(self, query_id: str) -> bool:
+        """Whether someone else judged the query since this session last read it (a cheap read;
+        this assessor's own events are no news)."""
+        last = self.store.log.last_seq(query_id, besides=self.assessor)
+        seen = self._seen.get(query_id)
+        self._seen[query_id] = last
+        return seen is not None and last != seen
 
     def _lease_store(self) -> Store | None:
         """The connection leases are written on: one of its own that waits neither for the disk

@@ -17,7 +17,8 @@ from textual.widgets import Header, Static
 from ...errors import NothingToRetract, NotInGoldenSet
 from ...models import DocState, JudgmentState, LabelState, Query
 from ...render.styles import data, visible
-from ...workflows.judging import Judged, JudgingSession
+from ...workflows.judging import JudgingSession
+from ...workflows.leasing import Judged
 from ..grade_entry import GradeKeys
 from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
