@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from hostile import MARKUP
 from qrelkit.models import GradeLevel, GradeScale
 from qrelkit.render.styles import visible
 from qrelkit.storage import Store
 from qrelkit.tui.widgets.scale_bar import ScaleBar, rubric
 
-from hostile import MARKUP
 from .conftest import judge_app, make_store
 from .test_snapshots import SIZES, _settle
 

@@ -98,7 +98,11 @@ def policy(ctx: click.Context, set_to: str | None, levels: tuple[str, ...]) -> N
     say(f"label policy: {current}")
     if levels:
         for level in workflow.overview(store).scale.every_level():
-            say(f"{level.grade} ", data(level.name, "bold"), *((": ", data(level.definition)) if level.definition else ()))
+            say(
+                f"{level.grade} ",
+                data(level.name, "bold"),
+                *((": ", data(level.definition)) if level.definition else ()),
+            )
 
 
 @click.group()

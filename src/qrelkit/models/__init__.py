@@ -63,7 +63,7 @@ from .domain import (
     utcnow,
     weight_shares,
 )
-from .judging import DocState, PairNote, QueryProgress, default_assessor
+from .judging import FLAG_REASON_MAX, Decision, DocState, Flag, PairNote, QueryProgress, RunRank, default_assessor
 from .leaderboard import (
     CORRECTIONS,
     Correction,
@@ -135,8 +135,11 @@ __all__ = [
     "Diagnosis",
     "Direction",
     "Disagreement",
+    "Decision",
     "DocState",
     "Document",
+    "FLAG_REASON_MAX",
+    "Flag",
     "DocumentChanges",
     "FileFingerprint",
     "Fingerprint",
@@ -179,6 +182,7 @@ __all__ = [
     "ReportKind",
     "Removal",
     "RunCoverage",
+    "RunRank",
     "SavedReport",
     "ScoreReport",
     "ScoreReports",

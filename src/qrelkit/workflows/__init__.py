@@ -7,6 +7,8 @@
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     judging     a judging session: documents, judging, adjudication
+    pacing      seconds per document (idle left out), time left, judged today, breaks
+    flags       assessors' flags on queries for their owner (`!`, `qrelkit flags`)
     pairs       a pair's state as a judging screen shows it: votes, blind assignments, notes, leases
     assessors   overlap assignments, agreement
     versions    snapshot, freeze, load a version
@@ -46,6 +48,7 @@ MODULES = (
     "compare",
     "demo",
     "exporting",
+    "flags",
     "frames",
     "hub",
     "hub_import",
@@ -54,6 +57,7 @@ MODULES = (
     "label_studio",
     "judging",
     "outputs",
+    "pacing",
     "pairs",
     "pooling",
     "queue",

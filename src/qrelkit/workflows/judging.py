@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import resolution
 from ..errors import NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
 from ..models import (
+    Decision,
     Disagreement,
     DocState,
     Document,
@@ -29,9 +30,11 @@ from ..models import (
     QueryProgress,
     QueueItem,
     QueueOrder,
+    RunRank,
     SavedReport,
     check_assessor,
     default_assessor,
+    utcnow,
 )
 from ..storage import BUSY_TIMEOUT_MS, Store
 from .pairs import UNDO_TEXT, document_state, documents, own_vote, states
@@ -116,6 +119,7 @@ class JudgingSession:
     """Held events the store refused once free (their query or document was removed meanwhile):
     the screen says so (`take_refused`); nothing else can record them."""
     _history: list[tuple[str, str, resolution.Vote | None]] = field(init=False, default_factory=list, repr=False)
+    _decisions: list[Decision] = field(init=False, default_factory=list, repr=False)
     _seen: dict[str, int] = field(init=False, default_factory=dict, repr=False)
     _leaser: Store | None = field(init=False, default=None, repr=False)
 
@@ -226,17 +230,45 @@ class JudgingSession:
         if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
             previous = self.own_vote(query_id, doc_id)
             saved = self.submit(event)  # a refusal (NotInGoldenSet) leaves nothing to undo
-            self._history.append((query_id, doc_id, previous))
+            self._remember(event, previous)
             return self.doc_state(query_id, doc_id) if saved else self._held_back(event)
         try:
             seq, before = self.store.log.record_pair(event, besides=self.assessor)
         except StoreBusy:  # held in memory (the lock was waited for once, not again)
-            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            self._remember(event, self.own_vote(query_id, doc_id))
             self._waiting.append(event)
             return self._held_back(event)
-        self._history.append((query_id, doc_id, own_vote(before.events, query_id, doc_id, self.assessor)))
+        self._remember(event, own_vote(before.events, query_id, doc_id, self.assessor))
         self._recorded(event, seq)
         return states(before.after(seq, event), query_id, [doc_id], assessor=self.assessor, blind=True)[0]
+
+    def _remember(self, event: Judgment, previous: resolution.Vote | None) -> None:
+        """A judgment keyed: what `undo` restores, and a decision `last_decisions` lists."""
+        self._history.append((event.query_id, event.doc_id, previous))
+        self._decisions.append(
+            Decision(query_id=event.query_id, doc_id=event.doc_id, state=event.state, grade=event.grade, at=utcnow())
+        )
+
+    def last_decisions(self, n: int = 5) -> list[Decision]:
+        """This session's latest `n` judgments still standing (an undone one is gone), newest first."""
+        return self._decisions[::-1][:n]
+
+    @property
+    def judged_pairs(self) -> frozenset[tuple[str, str]]:
+        """The (query, document) pairs this session holds a vote on (`judged`)."""
+        return frozenset(self._done)
+
+    def left(self) -> int | None:
+        """Documents left in this assessor's queue: the queue as last computed less what this
+        session judged since (None until the queue is first computed)."""
+        if self._queue is None:
+            return None
+        judged = sum(1 for q, d in self._done if d in self._positions.get(q, ()))
+        return len(self._queue) - judged
+
+    def context(self, query_id: str) -> dict[str, list[RunRank]]:
+        """Where each pooled run ranked each of the query's documents (the context line, `c`)."""
+        return self.store.pool.ranks(query_id)
 
     def _held_back(self, vote: Judgment) -> DocState:
         """What the pair shows while this vote waits for the busy store."""
@@ -297,6 +329,7 @@ class JudgingSession:
         if not self._history:
             return None
         query_id, doc_id, previous = self._history.pop()
+        self._decisions.pop()
         if previous is None:
             state, grade = JudgmentState.RETRACTED, None
         else:

@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 
 
 def read_run_lists(paths: Sequence[Path], depth: int, run_format: RunFormat = "auto") -> list[RunLists]:
-    """Each run's top `depth` documents per query (trec_eval order; an MS MARCO run's by rank); run
-    names must differ (they name the runs in the store)."""
+    """Each run's top `depth` documents per query (trec_eval order; an MS MARCO run's by rank) with
+    their scores (none for a run of ranks); run names must differ (they name the runs in the store)."""
     from ..formats.runs import read_run_file, run_name
-    from ..scoring.arrays import RunLists, top_columns
+    from ..scoring.arrays import RunLists, top_columns_scored
 
     names = [run_name(p) for p in paths]
     for name in names:
@@ -29,7 +29,9 @@ def read_run_lists(paths: Sequence[Path], depth: int, run_format: RunFormat = "a
     lists = []
     for path, name in zip(paths, names, strict=True):
         # read as `score` reads it (an empty file is refused there); one sort picks each query's top
-        lists.append(RunLists(name, top_columns(read_run_file(path, run_format).columns, depth)))
+        read = read_run_file(path, run_format)
+        ranked, scores = top_columns_scored(read.columns, depth)
+        lists.append(RunLists(name, ranked, None if read.ranks else scores))  # MS MARCO ranks are no scores
     return lists
 
 
