@@ -13,17 +13,17 @@ import gc
 import os
 import signal
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.worker import WorkerFailed
 
 from ..render.styles import visible
+from ..workflows import pacing
 from ..workflows.judging import JudgingSession
 from .messages import QueueReady, QueueStale
 from .screens.adjudication import AdjudicationScreen
 from .screens.judging import JudgingScreen
 from .screens.query_list import QueryListScreen
-from .widgets.session_panel import Pace
 
 
 class JudgeApp(App[None]):
@@ -49,6 +49,7 @@ class JudgeApp(App[None]):
         adjudicate: bool = False,
         served: bool = False,
         signals: bool = False,
+        break_after: float = pacing.BREAK_AFTER,
     ) -> None:
         super().__init__()
         self.session = session
@@ -64,8 +65,9 @@ class JudgeApp(App[None]):
         self._ticks = 0
         self._queue_ready = False
         """A queue computation has reached the screens."""
-        self.pace = Pace()
-        """Seconds per judged document, across the judging screens of this session."""
+        self.pace = pacing.Pace(break_after=break_after)
+        """The session's pace across its judging screens: active seconds per document, the
+        median, the stretch of work since the last break (`workflows.pacing`)."""
 
     @property
     def crash(self) -> BaseException | None:
@@ -98,8 +100,17 @@ class JudgeApp(App[None]):
             return
         self.exit()
 
+    WORK = (events.Key, events.MouseScrollDown, events.MouseScrollUp, events.MouseDown, events.Paste)
+    """The inputs that are work (`Pace.touch`): keys, scrolls, clicks, pastes, on any screen."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, self.WORK) and not event.is_forwarded:
+            self.pace.touch()
+        await super().on_event(event)
+
     def on_mount(self) -> None:
         self.title = f"{visible(self.session.name)} · {visible(self.session.assessor)}"
+        self.pace.seed(pacing.recent_seconds(self.session))  # my median from the first document
         if self.adjudicate:
             self.push_screen(AdjudicationScreen(self.session))
         else:

@@ -12,6 +12,15 @@ from ..errors import StoreBusy
 from ..models import QUEUE_ORDERS, SEEDS, QueueOrder
 
 
+BREAK_AFTER = click.option(
+    "--break-after",
+    default="50m",
+    show_default=True,
+    metavar="DURATION",
+    help="Suggest a break after this much active work (idle time not counted), e.g. 50m, 1h30m; 0: never.",
+)
+
+
 @click.command()
 @click.option("--assessor", help="Who judges [default: $QRELKIT_ASSESSOR, else the login name].")
 @click.option("--stratum", help="Only queries of this stratum.")
@@ -25,6 +34,7 @@ from ..models import QUEUE_ORDERS, SEEDS, QueueOrder
 )
 @click.option("--seed", type=click.IntRange(*SEEDS), default=0, show_default=True, help="Seed of the random order.")
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
+@BREAK_AFTER
 @click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")
 @click.pass_context
 def judge(
@@ -35,15 +45,18 @@ def judge(
     order: QueueOrder,
     seed: int,
     adjudicate: bool,
+    break_after: str,
     served: bool,
 ) -> None:
     """Judge documents in a terminal UI: 0-9 grade, s skip, u retract, z undo, n/p move, e note, ? keys."""
     from ..workflows.judging import open_session  # the store and textual load only for this command
+    from ..workflows.pacing import parse_duration
     from .app import JudgeApp
 
     db: Path = ctx.obj["db"]
+    pause = parse_duration(break_after)
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed)
-    app = JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True)
+    app = JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True, break_after=pause)
     kept: Path | None = None
     try:
         app.run()

@@ -126,10 +126,14 @@ class Pace:
         """A judgment on the document: the active seconds it records; the clock starts again for
         the next judgment. `counted`: a grade or a skip (a document judged), added to the median."""
         spent = self.on_document()
+        self.record(spent, counted=counted)
+        return spent
+
+    def record(self, spent: float, *, counted: bool = True) -> None:
+        """A judgment recorded `spent` seconds (`on_document` just before): `judged`."""
         self.document.restart(self.now())
         if counted:
             self.seconds.append(spent)
-        return spent
 
     def add(self, seconds: float) -> None:
         self.seconds.append(seconds)

@@ -16,10 +16,10 @@ from textual.widgets import DataTable, Header, Input, Static
 from ...models import QueryProgress
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
+from ...workflows.pacing import Pace
 from ..messages import QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..widgets.scale_bar import key_text
-from ..widgets.session_panel import Pace
 from .dashboard import DashboardScreen
 from .judging import JudgingScreen
 
