@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from conftest import ROOT, Cli
 from qrelkit.models import RunRank
+from qrelkit.workflows import pooling
 from qrelkit.workflows.judging import open_session
 
 RUNS = ROOT / "goldensets" / "pydocs" / "runs"
@@ -15,7 +16,7 @@ def test_pooling_keeps_each_runs_rank_and_score_of_a_document(run_cli: Cli) -> N
     run_cli("import", "version", str(VERSION))
     run_cli("pool", str(RUNS / "bm25.run"), str(RUNS / "bm25-title.run"), "--depth", "5")
     session = open_session(run_cli.db, "ann")
-    ranks = session.context("nav-01")
+    ranks = pooling.document_ranks(session, "nav-01")
     session.close()
     assert ranks["assert-01"][0] == RunRank(run="bm25", rank=1, score=11.795832)
     assert {r.run for r in ranks["assert-01"]} == {"bm25", "bm25-title"}
@@ -28,7 +29,7 @@ def test_a_run_of_ranks_keeps_no_score(run_cli: Cli) -> None:
     run_cli("import", "queries", "--create-strata", str(run_cli.write("q.tsv", "q1\thello\tnav\n")))
     run_cli("pool", str(run_cli.write("m.tsv", "q1\td1\t1\nq1\td2\t2\n")), "--depth", "10")
     session = open_session(run_cli.db, "ann")
-    assert session.context("q1") == {
+    assert pooling.document_ranks(session, "q1") == {
         "d1": [RunRank(run="m", rank=1, score=None)],
         "d2": [RunRank(run="m", rank=2, score=None)],
     }

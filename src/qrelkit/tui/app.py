@@ -64,6 +64,7 @@ class JudgeApp(App[None]):
         self.adjudicate = adjudicate
         self._ticks = 0
         self._queue_ready = False
+        self._seeded = False
         """A queue computation has reached the screens."""
         self.pace = pacing.Pace(break_after=break_after)
         """The session's pace across its judging screens: active seconds per document, the
@@ -110,7 +111,6 @@ class JudgeApp(App[None]):
 
     def on_mount(self) -> None:
         self.title = f"{visible(self.session.name)} · {visible(self.session.assessor)}"
-        self.pace.seed(pacing.recent_seconds(self.session))  # my median from the first document
         if self.adjudicate:
             self.push_screen(AdjudicationScreen(self.session))
         else:
@@ -169,7 +169,11 @@ class JudgeApp(App[None]):
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def load_queue(self) -> None:
-        """The judging queue, computed off the UI thread (seconds on a large store)."""
+        """The judging queue, computed off the UI thread (seconds on a large store); the first
+        time, my recorded seconds from the store too (the median from the first document)."""
+        if not self._seeded:
+            self._seeded = True
+            self.call_from_thread(self.pace.seed, pacing.recent_seconds(self.session))
         self.session.refresh_queue()
         self.call_from_thread(self._queue_loaded)
 

@@ -11,7 +11,6 @@ import click
 from ..errors import StoreBusy
 from ..models import QUEUE_ORDERS, SEEDS, QueueOrder
 
-
 BREAK_AFTER = click.option(
     "--break-after",
     default="50m",

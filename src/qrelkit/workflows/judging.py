@@ -30,7 +30,6 @@ from ..models import (
     QueryProgress,
     QueueItem,
     QueueOrder,
-    RunRank,
     SavedReport,
     check_assessor,
     default_assessor,
@@ -265,10 +264,6 @@ class JudgingSession:
             return None
         judged = sum(1 for q, d in self._done if d in self._positions.get(q, ()))
         return len(self._queue) - judged
-
-    def context(self, query_id: str) -> dict[str, list[RunRank]]:
-        """Where each pooled run ranked each of the query's documents (the context line, `c`)."""
-        return self.store.pool.ranks(query_id)
 
     def _held_back(self, vote: Judgment) -> DocState:
         """What the pair shows while this vote waits for the busy store."""

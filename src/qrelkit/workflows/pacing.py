@@ -196,8 +196,15 @@ class Today:
 
 
 def recent_seconds(session: JudgingSession, limit: int = SEED_SECONDS) -> list[float]:
-    """The seconds of this assessor's latest graded or skipped events in the store, oldest first."""
-    return session.store.log.recent_seconds(session.assessor, limit)
+    """The seconds of this assessor's latest graded or skipped events in the store, oldest first,
+    read on a connection of its own (call it from a worker thread: on a log of a million events
+    without recorded seconds it scans the assessor's events, 0.14 s)."""
+    reader = session.store.reader()
+    try:
+        return reader.log.recent_seconds(session.assessor, limit)
+    finally:
+        if reader is not session.store:  # an in-memory store is its own reader
+            reader.close()
 
 
 def duration(seconds: float) -> str:

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..models import PoolResult, RunCoverage
+from ..models import PoolResult, RunCoverage, RunRank
 from ..storage import Store
+from .judging import JudgingSession
 from .queue import labels_by_query
 
 if TYPE_CHECKING:
@@ -51,3 +52,9 @@ def run_coverage(store: Store, paths: Sequence[Path], k: int, run_format: RunFor
     strata = store.settings.query_strata()
     labels = labels_by_query(store.reads.label_rows())
     return [coverage(run, strata, labels, k) for run in read_run_lists(paths, k, run_format)]
+
+
+def document_ranks(session: JudgingSession, query_id: str) -> dict[str, list[RunRank]]:
+    """Where each pooled run ranked each of the query's documents, with its score, best rank
+    first (the judging screen's context line, `c`)."""
+    return session.store.pool.ranks(query_id)

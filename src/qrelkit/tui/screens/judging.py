@@ -15,7 +15,7 @@ from textual.widgets import Header, Static
 from ...errors import NothingToRetract, NotInGoldenSet, StoreBusy, UsageError
 from ...models import Decision, DocState, JudgmentState, LabelState, Query, RunRank
 from ...render.styles import data, visible
-from ...workflows import flags
+from ...workflows import flags, pooling
 from ...workflows.judging import JudgingSession
 from ...workflows.pacing import Pace
 from ..grade_entry import GradeKeys
@@ -377,7 +377,7 @@ class JudgingScreen(Screen[None]):
             line.show(None)
             return
         if self._ranks is None:  # one read per query, once asked for
-            self._ranks = self.session.context(self.query_id)
+            self._ranks = pooling.document_ranks(self.session, self.query_id)
         line.show(self._ranks.get(self.docs[self.position].doc_id, []))
 
     def action_flag(self, reason: str = "") -> None:
