@@ -88,9 +88,11 @@ def test_profile_selects_metrics_and_strata(run_cli: Cli) -> None:
 
 
 def test_store_and_golden_folder_give_the_same_numbers(run_cli: Cli) -> None:
+    from qrelkit.workflows.demo import bundled_golden
+
     run_cli("demo", "--keep", str(run_cli.db))
     a = one_report(run_cli("score", RUNS[0], "--format", "json").output)
-    b = one_report(run_cli("score", RUNS[0], "--golden", str(PYDOCS), "--format", "json").output)
+    b = one_report(run_cli("score", RUNS[0], "--golden", str(bundled_golden()), "--format", "json").output)
     assert a["metrics"] == b["metrics"]
     assert a["fingerprint"]["golden"]["content_hash"] == b["fingerprint"]["golden"]["content_hash"]
     w = a["metrics"]["nDCG@10"]

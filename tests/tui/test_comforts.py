@@ -4,7 +4,6 @@ long notes, the session panel, scrolling, grades above 9, the grade definitions,
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import UTC, datetime
 
 from textual.binding import Binding
@@ -24,6 +23,7 @@ from qrelkit.tui.screens.query_list import QueryListScreen
 from qrelkit.tui.widgets.document import DocumentView
 from qrelkit.tui.widgets.query_header import CUT
 from qrelkit.tui.widgets.session_panel import SessionPanel
+from qrelkit.workflows.pacing import Pace
 
 from .conftest import judge_app, make_store, until
 
@@ -136,18 +136,23 @@ async def test_a_note_too_long_for_the_line_is_cut_to_the_width_and_says_how_to_
 async def test_the_session_panel_counts_times_and_ticks_across_screens() -> None:
     store = make_store()
     app = judge_app(store, "ann", query="q1")
-    async with app.run_test(size=(80, 24)) as pilot:
+    clock = [1000.0]
+    app.pace = Pace(now=lambda: clock[0])
+    async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         screen = _judging(app)
-        screen.shown_at = time.monotonic() - 5  # five seconds on d1
+        clock[0] += 5  # five seconds on d1
         await pilot.press("2")
-        screen.shown_at = time.monotonic() - 9  # nine on d3
+        clock[0] += 9  # nine on d3
         await pilot.press("s")
         panel = screen.query_one(SessionPanel)
         assert "judged 2 this session · median 7.0 s/doc" in str(panel.render())
         recorded = [e.seconds for e in store.log.events() if e.assessor == "ann"]
         assert [round(s or 0) for s in recorded] == [5, 9]  # what the events record, as the panel
-        panel.now = lambda: screen.shown_at + 65.5  # (+ 65 alone can come back as 64.999...: floating point)
+        for _ in range(13):  # 65 s of work on d4, a key every 5 s
+            clock[0] += 5
+            app.pace.touch()
+        clock[0] += 0.5  # (+ 65 alone can come back as 64.999...: floating point)
         await until(pilot, lambda: "1:05 on this document" in str(panel.render()))  # it ticks by itself, once a second
         await pilot.press("escape")  # the list, then another query: the same session's figures
         await pilot.pause()
@@ -289,6 +294,7 @@ SHOWN_AS = {
     "pageup": "pgup",
     "pagedown": "pgdn",
     "escape": "esc",
+    "exclamation_mark": "!",
 }
 
 

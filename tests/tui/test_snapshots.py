@@ -24,7 +24,9 @@ async def _settle(pilot: Pilot[Any]) -> None:
     screen = pilot.app.screen
     if isinstance(screen, JudgingScreen):  # the time on the document: always 0s in a snapshot
         panel = screen.query_one(SessionPanel)
-        panel.now = lambda: screen.shown_at
+        start = screen.pace.document.last
+        screen.pace.document.active = 0.0
+        screen.pace.now = lambda: start
         panel.tick()
         await pilot.pause()
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import click
 
 from ..models import STORE_MAX_GRADE, LabelPolicy
@@ -11,6 +14,13 @@ from ..resolution import POLICIES
 from ..workflows import removing
 from ..workflows import setup as workflow
 from ._common import open_store, say, show
+
+FC = TypeVar("FC", bound=Callable[..., object])
+
+
+def level_option(help_text: str) -> Callable[[FC], FC]:
+    """--level G=NAME[: DEFINITION], repeatable (init and policy)."""
+    return click.option("--level", "levels", multiple=True, metavar="G=NAME[: DEFINITION]", help=help_text)
 
 
 @click.command()
@@ -30,14 +40,10 @@ from ._common import open_store, say, show
     type=click.Choice(POLICIES),
     help="How disagreeing assessors resolve without adjudication.  [new store: median]",
 )
-@click.option(
-    "--level",
-    "levels",
-    multiple=True,
-    metavar="G=NAME[: DEFINITION]",
-    help="Name grade G (repeatable), with the definition assessors read on the judging screen's G, e.g. "
+@level_option(
+    "Name grade G (repeatable), with the definition assessors read beside the grade keys and on G, e.g. "
     "--level '2=relevant: answers the question'.  [0..3: irrelevant, related, relevant, perfect; "
-    "other scales: irrelevant, grade 1, ...]",
+    "other scales: irrelevant, grade 1, ...]"
 )
 @click.pass_context
 def init(
@@ -75,17 +81,28 @@ def store_policy(text: str) -> LabelPolicy:
 
 @click.command()
 @click.argument("set_to", required=False, type=click.Choice(POLICIES), metavar="[median|latest]")
+@level_option("Grade G's name and definition, the rubric assessors judge by (repeatable), as init takes them.")
 @click.pass_context
-def policy(ctx: click.Context, set_to: str | None) -> None:
-    """Show or set how disagreeing assessors' grades resolve when no one adjudicated.
+def policy(ctx: click.Context, set_to: str | None, levels: tuple[str, ...]) -> None:
+    """Show or set how disagreeing assessors' grades resolve when no one adjudicated, and the
+    grades' definitions (the rubric).
 
     \b
     median  the lower median of the assessors' latest grades (default)
     latest  the most recent grade, by the events' timestamps (a tie: the later in the log)
     An adjudicated grade (`judge --adjudicate`) always wins; agreeing grades need no policy.
-    The policy is part of the golden set: frozen versions record it in manifest.json."""
-    current = workflow.policy(open_store(ctx), store_policy(set_to) if set_to is not None else None)
+    The policy is part of the golden set: frozen versions record it in manifest.json.
+    With --level, the grades' names and definitions are shown after it."""
+    store = open_store(ctx)
+    current = workflow.policy(store, store_policy(set_to) if set_to is not None else None, levels)
     say(f"label policy: {current}")
+    if levels:
+        for level in workflow.overview(store).scale.every_level():
+            say(
+                f"{level.grade} ",
+                data(level.name, "bold"),
+                *((": ", data(level.definition)) if level.definition else ()),
+            )
 
 
 @click.group()

@@ -1,16 +1,19 @@
-"""status (with --runs: run coverage) and agreement."""
+"""status (with --runs: run coverage), agreement, flags."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
 from ..errors import UsageError
 from ..models import MIN_AGREEMENT_PAIRS
-from ..render.tables import agreement_table, run_coverage_tables, status_table
+from ..render.styles import data
+from ..render.tables import agreement_table, flags_table, run_coverage_tables, status_table
 from ..workflows import assessors, pooling, setup
-from ._common import err, format_option, open_store, show, stratum_option
+from ..workflows import flags as flags_workflow
+from ._common import err, format_option, open_store, say, show, stratum_option
 
 
 @click.command()
@@ -58,6 +61,9 @@ def status(
         click.echo(view.status.model_dump_json(indent=2))
         return
     show(status_table(view.status, view.scale))
+    raised = flags_workflow.flag_count(store)
+    if raised:
+        say(f"{raised} flag(s) from assessors on queries that cannot be judged as they stand: `qrelkit flags`")
 
 
 @click.command()
@@ -83,7 +89,24 @@ def agreement(ctx: click.Context, stratum: str | None, fmt: str) -> None:
         )
 
 
-COMMANDS = [status, agreement]
+@click.command()
+@click.option("--query", "query_id", help="Only this query's flags.")
+@format_option("table", "json")
+@click.pass_context
+def flags(ctx: click.Context, query_id: str | None, fmt: str) -> None:
+    """The flags assessors raised on queries (`!` on the judging screen): the query, the document
+    on screen, who, when (UTC) and why, oldest first. A flag is no vote: it changes no label."""
+    found = flags_workflow.flags(open_store(ctx), query_id)
+    if fmt == "json":
+        click.echo(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
+        return
+    if not found:
+        say("no flags", *((" on ", data(query_id)) if query_id else ()))
+        return
+    show(flags_table(found))
+
+
+COMMANDS = [status, agreement, flags]
 
 
 def _given(ctx: click.Context, name: str) -> bool:

@@ -63,7 +63,19 @@ from .domain import (
     utcnow,
     weight_shares,
 )
-from .judging import ROLES, DocState, NoteVersion, PairNote, QueryProgress, Role, default_assessor
+from .judging import (
+    FLAG_REASON_MAX,
+    ROLES,
+    Decision,
+    DocState,
+    Flag,
+    NoteVersion,
+    PairNote,
+    QueryProgress,
+    Role,
+    RunRank,
+    default_assessor,
+)
 from .leaderboard import (
     CORRECTIONS,
     Correction,
@@ -135,8 +147,11 @@ __all__ = [
     "Diagnosis",
     "Direction",
     "Disagreement",
+    "Decision",
     "DocState",
     "Document",
+    "FLAG_REASON_MAX",
+    "Flag",
     "DocumentChanges",
     "FileFingerprint",
     "Fingerprint",
@@ -182,6 +197,7 @@ __all__ = [
     "Removal",
     "Role",
     "RunCoverage",
+    "RunRank",
     "SavedReport",
     "ScoreReport",
     "ScoreReports",

@@ -1,13 +1,17 @@
-"""What the judging screens show: a document's state in its query's queue, a query's progress."""
+"""What the judging screens show: a document's state in its query's queue, a query's progress,
+the pooled runs' ranks of a document, an assessor's flag on a query, a session's decisions."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, StringConstraints
 
 from .domain import (
+    Identifier,
+    JudgmentState,
     LabelState,
     _Model,
 )
@@ -24,6 +28,16 @@ class NoteVersion(_Model):
 
     text: str
     timestamp: datetime | None = None
+
+
+FLAG_REASON_MAX = 300
+"""The longest reason a flag takes (a short line: the note box holds longer texts)."""
+
+
+def _reason(v: str) -> str:
+    if not v.strip() or any(unicodedata.category(c) == "Cc" for c in v):
+        raise ValueError("a reason is a non-empty line without control characters")
+    return v
 
 
 class PairNote(_Model):
@@ -79,3 +93,33 @@ class QueryProgress(_Model):
 def default_assessor(environ: dict[str, str], login: str | None) -> str:
     """`$QRELKIT_ASSESSOR`, else the login name, else "unknown"."""
     return environ.get("QRELKIT_ASSESSOR") or login or "unknown"
+
+
+class RunRank(_Model):
+    """Where one pooled run ranked a document for a query (the judging screen's context line)."""
+
+    run: str
+    rank: int
+    score: float | None = None
+    """The run's score for it (None: pooled before scores were kept, or a run of ranks only)."""
+
+
+class Flag(_Model):
+    """An assessor's flag on a query for its owner ("cannot judge", "bad query"): no vote, no label."""
+
+    query_id: Identifier
+    doc_id: Identifier | None = None
+    """The document on screen when it was raised."""
+    assessor: str
+    reason: Annotated[str, StringConstraints(max_length=FLAG_REASON_MAX), AfterValidator(_reason)]
+    timestamp: datetime | None = None
+
+
+class Decision(_Model):
+    """One judgment keyed in this session (`l`: the last five, to go back to one)."""
+
+    query_id: str
+    doc_id: str
+    state: JudgmentState
+    grade: int | None = None
+    at: datetime

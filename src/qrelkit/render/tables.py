@@ -1,5 +1,5 @@
 """The other tables the edges show: store status, strata, profiles, the judging queue, run
-coverage, assessor agreement, the diff of two versions."""
+coverage, assessor agreement, the diff of two versions, assessors' flags on queries."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ..models import (
     AgreementReport,
+    Flag,
     GradeScale,
     LabelChange,
     QueueItem,
@@ -182,3 +183,12 @@ def diff_lines(d: VersionDiff) -> RenderableType:
             lines.append(data(f"profiles {kind}: {', '.join(names)}"))
     lines.append(Text(f"pool coverage: {percent(d.coverage.from_coverage)} -> {percent(d.coverage.to_coverage)}"))
     return Group(*lines)
+
+
+def flags_table(found: Sequence[Flag]) -> Table:
+    """Assessors' flags on queries, oldest first: query, document on screen, who, when, why."""
+    table = Table("query", "document", "assessor", "when (UTC)", "reason")
+    for flag in found:
+        when = flag.timestamp.strftime("%Y-%m-%d %H:%M") if flag.timestamp else "-"
+        table.add_row(data(flag.query_id), data(flag.doc_id or "-"), data(flag.assessor), when, data(flag.reason))
+    return table

@@ -102,6 +102,8 @@ class RunLists:
 
     name: str
     ranked: Mapping[str, Sequence[str]]
+    scores: Mapping[str, Sequence[float]] | None = None
+    """The scores of `ranked`'s documents, in the same order (None: not kept, or a run of ranks)."""
 
 
 def _doc_key(doc_id: str) -> bytes:
@@ -258,8 +260,13 @@ def top_columns(run: Columns, depth: int) -> dict[str, list[str]]:
     """`top_documents` of a run's columns (the same dict, queries in the order they first
     appear), with numpy: one sort by query, score descending, document id descending in byte
     order; only the `depth` best documents of each query become Python strings."""
+    return top_columns_scored(run, depth)[0]
+
+
+def top_columns_scored(run: Columns, depth: int) -> tuple[dict[str, list[str]], dict[str, list[float]]]:
+    """`top_columns`, and the scores of those documents in the same order."""
     if len(run.query) == 0:
-        return {}
+        return {}, {}
     change = np.concatenate(([True], run.query[1:] != run.query[:-1]))
     names, first, inverse = np.unique(run.query[change], return_index=True, return_inverse=True)
     by_appearance = np.argsort(first)
@@ -275,9 +282,11 @@ def top_columns(run: Columns, depth: int) -> dict[str, list[str]]:
     chosen = order[position < kept[code[order]]]
     del order, position
     docs = [d.decode("utf-8") for d in run.doc[chosen].tolist()]
+    scores = np.asarray(run.value, dtype=np.float64)[chosen].tolist()
     bounds = np.concatenate(([0], np.cumsum(kept))).tolist()  # codes are in order of appearance
     queries = [q.decode("utf-8") for q in names[by_appearance].tolist()]
-    return {q: docs[bounds[i] : bounds[i + 1]] for i, q in enumerate(queries)}
+    spans = [(q, bounds[i], bounds[i + 1]) for i, q in enumerate(queries)]
+    return {q: docs[lo:hi] for q, lo, hi in spans}, {q: scores[lo:hi] for q, lo, hi in spans}
 
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)

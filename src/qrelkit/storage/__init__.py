@@ -21,6 +21,7 @@ workflows (`qrelkit.workflows`) compose it with them.
     leases.py    store.leases     which document each assessor has open
     removals.py  store.removals   removing strata, queries, documents, profiles (recorded)
     tokens.py    store.tokens     access tokens of `qrelkit serve` (hashed)
+    flags.py     store.flags      assessors' flags on queries, for their owner
 """
 
 from .imports import JudgmentsImported, UnknownQueries

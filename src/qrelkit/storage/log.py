@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 
 from .. import resolution
 from ..errors import NotInGoldenSet
@@ -176,6 +177,29 @@ class Log(Part):
         (a note, a retraction, a clear or an adjudication alone is no vote)."""
         sql = "SELECT DISTINCT assessor FROM judgments WHERE state IN ('graded', 'skipped') ORDER BY 1"
         return [r[0] for r in self.conn.execute(sql)]
+
+    def votes_since(self, assessor: str, since: datetime) -> set[tuple[str, str]]:
+        """The pairs `assessor` graded or skipped at `since` or later (an index range by assessor
+        and time; a day of slack in the range for times stored with another zone's offset)."""
+        sql = (
+            "SELECT query_id, doc_id, ts FROM judgments WHERE assessor = ? AND ts >= ? "
+            "AND state IN ('graded', 'skipped')"
+        )
+        lower = (since - timedelta(days=1)).astimezone(UTC).isoformat()
+        found = set()
+        for q, d, ts in self.conn.execute(sql, [assessor, lower]):
+            at = stored_time(ts)
+            if at is not None and at >= since:
+                found.add((q, d))
+        return found
+
+    def recent_seconds(self, assessor: str, limit: int) -> list[float]:
+        """The recorded seconds of `assessor`'s latest `limit` grades and skips, oldest first."""
+        sql = (
+            "SELECT seconds FROM judgments WHERE assessor = ? AND state IN ('graded', 'skipped') "
+            "AND seconds IS NOT NULL ORDER BY ts DESC LIMIT ?"
+        )
+        return [float(r[0]) for r in self.conn.execute(sql, [assessor, limit])][::-1]
 
     def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
         """Assign (query, doc) pairs to assessors; returns how many assignments were new."""

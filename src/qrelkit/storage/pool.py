@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from ..models import PoolEntry, PoolResult
+from ..models import PoolEntry, PoolResult, RunRank
 from .base import Part, now
 
 
@@ -18,6 +18,10 @@ class RankedLists(Protocol):
 
     @property
     def ranked(self) -> Mapping[str, Sequence[str]]: ...
+
+    @property
+    def scores(self) -> Mapping[str, Sequence[float]] | None:
+        """The scores of `ranked`'s documents, in the same order (None: a run of ranks only)."""
 
 
 class Pool(Part):
@@ -79,11 +83,15 @@ class Pool(Part):
             "INSERT OR REPLACE INTO runs(name, path, depth, pooled_at) VALUES (?, ?, ?, ?)",
             [run.name, path, depth, stamp],
         )
+        scores = run.scores or {}
         rows = [
-            (run.name, q, i + 1, d) for q, docs in run.ranked.items() if q in strata for i, d in enumerate(docs[:depth])
+            (run.name, q, i + 1, d, _score(scores.get(q), i))
+            for q, docs in run.ranked.items()
+            if q in strata
+            for i, d in enumerate(docs[:depth])
         ]
-        self.conn.executemany("INSERT INTO run_rows(run, query_id, rank, doc_id) VALUES (?, ?, ?, ?)", rows)
-        for _, q, rank, d in rows:
+        self.conn.executemany("INSERT INTO run_rows(run, query_id, rank, doc_id, score) VALUES (?, ?, ?, ?, ?)", rows)
+        for _, q, rank, d, _ in rows:
             if stratum is not None and strata[q] != stratum:
                 continue
             if (q, d) in known:
@@ -115,6 +123,15 @@ class Pool(Part):
             lists[run].setdefault(q, []).append(d)
         return lists
 
+    def ranks(self, query_id: str) -> dict[str, list[RunRank]]:
+        """Where each pooled run ranked each of the query's documents: doc -> (run, rank, score),
+        best rank first (the judging screen's context line)."""
+        found: dict[str, list[RunRank]] = {}
+        sql = "SELECT doc_id, run, rank, score FROM run_rows WHERE query_id = ? ORDER BY doc_id, rank, run"
+        for d, run, rank, score in self.conn.execute(sql, [query_id]):
+            found.setdefault(d, []).append(RunRank.model_construct(run=run, rank=rank, score=score))
+        return found
+
     def unlabeled(self, query_id: str | None = None) -> list[PoolEntry]:
         """Pooled pairs with no current label and not skipped, in pool order."""
         one = query_id is not None
@@ -139,3 +156,7 @@ class Pool(Part):
         """A query's pooled documents, best rank first, then in the order they were pooled."""
         sql = "SELECT doc_id FROM pool WHERE query_id = ? ORDER BY coalesce(best_rank, 1e9), rowid"
         return [r[0] for r in self.conn.execute(sql, [query_id])]
+
+
+def _score(scores: Sequence[float] | None, i: int) -> float | None:
+    return float(scores[i]) if scores is not None and i < len(scores) else None

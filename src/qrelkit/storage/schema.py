@@ -174,6 +174,20 @@ def one_lease_each(conn: sqlite3.Connection) -> None:
     )
 
 
+def assessor_day(conn: sqlite3.Connection) -> None:
+    """An assessor's day: each pooled run's score beside its rank (the judging screen's context
+    line), the flags assessors raise on a query for its owner (`qrelkit flags`), and an assessor's
+    events by time (judged today, the latest seconds per document)."""
+    _run(
+        conn,
+        'ALTER TABLE "run_rows" ADD COLUMN "score" REAL',
+        'CREATE TABLE "flags" ("id" INTEGER PRIMARY KEY, "query_id" TEXT NOT NULL, "doc_id" TEXT, '
+        '"assessor" TEXT NOT NULL, "ts" TEXT NOT NULL, "reason" TEXT NOT NULL)',
+        'CREATE INDEX "idx_flags_query_id" ON "flags" ("query_id")',
+        'CREATE INDEX "judgments_assessor_ts" ON "judgments" ("assessor", "ts")',
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
@@ -188,6 +202,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     serve_tokens,
     token_roles,
     one_lease_each,
+    assessor_day,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -3,8 +3,8 @@ parts it is made of.
 
 A store is composed of parts, one per concern, each with its own methods over the one connection
 they share: `store.settings`, `store.imports`, `store.log`, `store.pool`, `store.counts`,
-`store.reads`, `store.reports`, `store.leases`, `store.removals`, `store.tokens`. The store itself
-only opens, closes and hands out connections and transactions."""
+`store.reads`, `store.reports`, `store.leases`, `store.removals`, `store.tokens`, `store.flags`.
+The store itself only opens, closes and hands out connections and transactions."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import StoreError
 from .base import Connection
 from .counts import Counts
+from .flags import Flags
 from .imports import Imports
 from .leases import Leases
 from .log import Log
@@ -60,6 +61,8 @@ class Store:
         """Removing strata, queries, documents, profiles, each recorded."""
         self.tokens = Tokens(db)
         """Access tokens of `qrelkit serve` (hashed)."""
+        self.flags = Flags(db)
+        """Assessors' flags on queries, for their owner."""
 
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """One write transaction over every part: the block commits together or not at all."""

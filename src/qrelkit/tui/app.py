@@ -18,13 +18,13 @@ from textual.app import App
 from textual.worker import WorkerFailed
 
 from ..render.styles import visible
+from ..workflows import pacing
 from ..workflows.judging import JudgingSession
 from .messages import HeldSaved, QueueReady, QueueStale
 from .screens.adjudication import AdjudicationScreen
 from .screens.judging import JudgingScreen
 from .screens.query_list import QueryListScreen
 from .sight import Sighted
-from .widgets.session_panel import Pace
 
 
 class JudgeApp(App[None]):
@@ -50,6 +50,7 @@ class JudgeApp(App[None]):
         adjudicate: bool = False,
         served: bool = False,
         signals: bool = False,
+        break_after: float = pacing.BREAK_AFTER,
     ) -> None:
         super().__init__()
         self.session = session
@@ -64,9 +65,11 @@ class JudgeApp(App[None]):
         self.adjudicate = adjudicate
         self._ticks = 0
         self._queue_ready = False
+        self._seeded = False
         """A queue computation has reached the screens."""
-        self.pace = Pace()
-        """Seconds per judged document, across the judging screens of this session."""
+        self.pace = pacing.Pace(break_after=break_after)
+        """The session's pace across its judging screens: active seconds per document, the
+        median, the stretch of work since the last break (`workflows.pacing`)."""
 
     @property
     def crash(self) -> BaseException | None:
@@ -99,6 +102,9 @@ class JudgeApp(App[None]):
             return
         self.exit()
 
+    WORK = (events.Key, events.MouseScrollDown, events.MouseScrollUp, events.MouseDown, events.Paste)
+    """The inputs that are work (`Pace.touch`): keys, scrolls, clicks, pastes, on any screen."""
+
     def on_mount(self) -> None:
         self.title = f"{visible(self.session.name)} · {visible(self.session.assessor)}"
         if self.adjudicate:
@@ -124,7 +130,10 @@ class JudgeApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         """Every key first meets the shown screen's `Sight`: a key typed before what it would act
-        on was drawn is dropped, and the screen says so (`tui.sight`)."""
+        on was drawn is dropped, and the screen says so (`tui.sight`). Every input that is work
+        keeps the pace's clock running (`Pace.touch`)."""
+        if isinstance(event, self.WORK) and not event.is_forwarded:
+            self.pace.touch()
         if isinstance(event, events.Key) and not event.is_forwarded and isinstance(self.screen, Sighted):
             sight = self.screen.sight_for(event)
             if sight is not None and sight.refuses(event):
@@ -170,7 +179,11 @@ class JudgeApp(App[None]):
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def load_queue(self) -> None:
-        """The judging queue, computed off the UI thread (seconds on a large store)."""
+        """The judging queue, computed off the UI thread (seconds on a large store); the first
+        time, my recorded seconds from the store too (the median from the first document)."""
+        if not self._seeded:
+            self._seeded = True
+            self.call_from_thread(self.pace.seed, pacing.recent_seconds(self.session))
         self.session.refresh_queue()
         self.call_from_thread(self._queue_loaded)
 

@@ -15,6 +15,14 @@ from ..models import QUEUE_ORDERS, ROLES, SEEDS, QueueOrder, Role
 if TYPE_CHECKING:
     from .app import JudgeApp
 
+BREAK_AFTER = click.option(
+    "--break-after",
+    default="50m",
+    show_default=True,
+    metavar="DURATION",
+    help="Suggest a break after this much active work (idle time not counted), e.g. 50m, 1h30m; 0: never.",
+)
+
 
 @click.command()
 @click.option("--assessor", help="Who judges [default: $QRELKIT_ASSESSOR, else the login name].")
@@ -29,6 +37,7 @@ if TYPE_CHECKING:
 )
 @click.option("--seed", type=click.IntRange(*SEEDS), default=0, show_default=True, help="Seed of the random order.")
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
+@BREAK_AFTER
 @click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")
 @click.option(
     "--role",
@@ -76,17 +85,20 @@ def make_app(
     adjudicate: bool,
     served: bool,
     role: Role | None,
+    break_after: str = "50m",
 ) -> JudgeApp:
     """The app `judge` runs, on a session opened in `role` (a served session without one is an
     assessor's: only a token's adjudicator role opens adjudication in a browser)."""
     from ..workflows.judging import open_session  # the store and textual load only for this command
+    from ..workflows.pacing import parse_duration
     from .app import JudgeApp
 
+    pause = parse_duration(break_after)
     given: Role = role or ("assessor" if served else "adjudicator")
     if adjudicate and given != "adjudicator":
         raise UsageError("--adjudicate needs the adjudicator role", "an assessor's session judges only")
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed, role=given)
-    return JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True)
+    return JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True, break_after=pause)
 
 
 def crash_log(error: BaseException | None) -> Path:

@@ -8,7 +8,10 @@
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
     judging     a judging session: documents, judging, adjudication
+    disagreements  the pairs whose assessors disagree, most urgent first (adjudication)
     leasing     where an assessor goes next; the leases that keep two off one document
+    pacing      seconds per document (idle left out), time left, judged today, breaks
+    flags       assessors' flags on queries for their owner (`!`, `qrelkit flags`)
     pairs       a pair's state as a judging screen shows it: votes, blind assignments, notes, leases
     assessors   overlap assignments, agreement
     versions    snapshot, freeze, load a version
@@ -47,7 +50,9 @@ MODULES = (
     "browsing",
     "compare",
     "demo",
+    "disagreements",
     "exporting",
+    "flags",
     "frames",
     "hub",
     "hub_import",
@@ -57,6 +62,7 @@ MODULES = (
     "judging",
     "leasing",
     "outputs",
+    "pacing",
     "pairs",
     "pooling",
     "queue",

@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import resolution
 from ..errors import NotAdjudicator, NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
 from ..models import (
+    Decision,
     Disagreement,
     DocState,
     Document,
@@ -35,8 +36,10 @@ from ..models import (
     SavedReport,
     check_assessor,
     default_assessor,
+    utcnow,
 )
 from ..storage import BUSY_TIMEOUT_MS, CLAIM_WINDOW, Claim, Store
+from .disagreements import disagreements
 from .leasing import Judged, Leasing
 from .pairs import (
     UNDO_TEXT,
@@ -49,7 +52,7 @@ from .pairs import (
     own_vote,
     states,
 )
-from .queue import impacts, labels_by_query, ordered_queue
+from .queue import ordered_queue
 from .queue_process import QueueProcess
 
 
@@ -67,38 +70,6 @@ def current_assessor() -> str:
 def assessor_or_current(name: str | None, given_as: str = "--assessor") -> str:
     """`name`, checked (`models.check_assessor`); None: `current_assessor()`."""
     return current_assessor() if name is None else check_assessor(name, given_as)
-
-
-def disagreements(store: Store) -> list[Disagreement]:
-    """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
-    distance times queue impact (the impact the pair would have were it unlabeled); each with
-    every assessor's note on it (`pairs.notes_by_pair`)."""
-    found = []
-    with store.read_transaction():  # the votes and the notes of one moment
-        votes_of = resolution.votes_of(store.log.numbered_events())
-        notes = notes_by_pair(store.log.numbered_events(notes=True))
-    for (q, d), (votes, adjudicated) in votes_of.items():
-        graded = resolution.graded_votes(votes)
-        if adjudicated is None and len(set(graded.values())) > 1:
-            found.append((q, d, graded, notes.get((q, d), [])))
-    if not found:
-        return []
-    pairs = [(q, d) for q, d, _, _ in found]
-    weights = impacts(store, pairs, labels_by_query(store.reads.label_rows(), leave_out=set(pairs)))
-    if not any(weights):  # no pooled runs to weigh by: the grade distance alone orders them
-        weights = [1.0] * len(pairs)
-    items = [
-        Disagreement(
-            query_id=q,
-            doc_id=d,
-            votes=graded,
-            notes=notes,
-            distance=max(graded.values()) - min(graded.values()),
-            priority=(max(graded.values()) - min(graded.values())) * impact,
-        )
-        for (q, d, graded, notes), impact in zip(found, weights, strict=True)
-    ]
-    return sorted(items, key=lambda x: (-x.priority, -x.distance, x.query_id, x.doc_id))
 
 
 VOTED = {
@@ -137,6 +108,7 @@ class JudgingSession(Leasing):
     """Held events the store refused once free (their query or document was removed meanwhile):
     the screen says so (`take_refused`); nothing else can record them."""
     _history: list[tuple[str, str, resolution.Vote | None]] = field(init=False, default_factory=list, repr=False)
+    _decisions: list[Decision] = field(init=False, default_factory=list, repr=False)
     _seen: dict[str, int] = field(init=False, default_factory=dict, repr=False)
     _leaser: Store | None = field(init=False, default=None, repr=False)
     _process: QueueProcess = field(init=False, default_factory=QueueProcess, repr=False)
@@ -252,7 +224,7 @@ class JudgingSession(Leasing):
         if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
             previous = self.own_vote(query_id, doc_id)
             saved = self.submit(event)  # a refusal (NotInGoldenSet) leaves nothing to undo
-            self._history.append((query_id, doc_id, previous))
+            self._remember(event, previous)
             if not saved:
                 return Judged(self._held_back(event))
             return Judged(self.doc_state(query_id, doc_id), *self._claim_rest(query_id, then))
@@ -260,10 +232,10 @@ class JudgingSession(Leasing):
         try:
             seq, before, taken = self.store.log.record_pair(event, besides=self.assessor, claim=claim)
         except StoreBusy:  # held in memory (the lock was waited for once, not again)
-            self._history.append((query_id, doc_id, self.own_vote(query_id, doc_id)))
+            self._remember(event, self.own_vote(query_id, doc_id))
             self._waiting.append(event)
             return Judged(self._held_back(event))
-        self._history.append((query_id, doc_id, own_vote(before.events, query_id, doc_id, self.assessor)))
+        self._remember(event, own_vote(before.events, query_id, doc_id, self.assessor))
         self._recorded(event, seq)
         shown = states(before.after(seq, event), query_id, [doc_id, *([taken] if taken else [])],
                        assessor=self.assessor, blind=True)  # fmt: skip
@@ -292,6 +264,30 @@ class JudgingSession(Leasing):
         return Judgment(
             query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=who, note=note, seconds=seconds
         )
+
+    def _remember(self, event: Judgment, previous: resolution.Vote | None) -> None:
+        """A judgment keyed: what `undo` restores, and a decision `last_decisions` lists."""
+        self._history.append((event.query_id, event.doc_id, previous))
+        self._decisions.append(
+            Decision(query_id=event.query_id, doc_id=event.doc_id, state=event.state, grade=event.grade, at=utcnow())
+        )
+
+    def last_decisions(self, n: int = 5) -> list[Decision]:
+        """This session's latest `n` judgments still standing (an undone one is gone), newest first."""
+        return self._decisions[::-1][:n]
+
+    @property
+    def judged_pairs(self) -> frozenset[tuple[str, str]]:
+        """The (query, document) pairs this session holds a vote on (`judged`)."""
+        return frozenset(self._done)
+
+    def left(self) -> int | None:
+        """Documents left in this assessor's queue: the queue as last computed less what this
+        session judged since (None until the queue is first computed)."""
+        if self._queue is None:
+            return None
+        judged = sum(1 for q, d in self._done if d in self._positions.get(q, ()))
+        return len(self._queue) - judged
 
     def _held_back(self, vote: Judgment) -> DocState:
         """What the pair shows while this vote waits for the busy store."""
@@ -387,6 +383,7 @@ class JudgingSession(Leasing):
         if not self._history:
             return None
         query_id, doc_id, previous = self._history.pop()
+        self._decisions.pop()
         if previous is None:
             state, grade = JudgmentState.RETRACTED, None
         else:

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..models import PoolResult, RunCoverage
+from ..models import PoolResult, RunCoverage, RunRank
 from ..storage import Store
+from .judging import JudgingSession
 from .queue import labels_by_query
 
 if TYPE_CHECKING:
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
 
 
 def read_run_lists(paths: Sequence[Path], depth: int, run_format: RunFormat = "auto") -> list[RunLists]:
-    """Each run's top `depth` documents per query (trec_eval order; an MS MARCO run's by rank); run
-    names must differ (they name the runs in the store)."""
+    """Each run's top `depth` documents per query (trec_eval order; an MS MARCO run's by rank) with
+    their scores (none for a run of ranks); run names must differ (they name the runs in the store)."""
     from ..formats.runs import read_run_file, run_name
-    from ..scoring.arrays import RunLists, top_columns
+    from ..scoring.arrays import RunLists, top_columns_scored
 
     names = [run_name(p) for p in paths]
     for name in names:
@@ -29,7 +30,9 @@ def read_run_lists(paths: Sequence[Path], depth: int, run_format: RunFormat = "a
     lists = []
     for path, name in zip(paths, names, strict=True):
         # read as `score` reads it (an empty file is refused there); one sort picks each query's top
-        lists.append(RunLists(name, top_columns(read_run_file(path, run_format).columns, depth)))
+        read = read_run_file(path, run_format)
+        ranked, scores = top_columns_scored(read.columns, depth)
+        lists.append(RunLists(name, ranked, None if read.ranks else scores))  # MS MARCO ranks are no scores
     return lists
 
 
@@ -49,3 +52,9 @@ def run_coverage(store: Store, paths: Sequence[Path], k: int, run_format: RunFor
     strata = store.settings.query_strata()
     labels = labels_by_query(store.reads.label_rows())
     return [coverage(run, strata, labels, k) for run in read_run_lists(paths, k, run_format)]
+
+
+def document_ranks(session: JudgingSession, query_id: str) -> dict[str, list[RunRank]]:
+    """Where each pooled run ranked each of the query's documents, with its score, best rank
+    first (the judging screen's context line, `c`)."""
+    return session.store.pool.ranks(query_id)

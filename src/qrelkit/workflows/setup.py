@@ -143,8 +143,10 @@ def _name_levels(store: Store, named: Sequence[GradeLevel]) -> list[str]:
                 "name a grade of the scale, or widen it with --max-grade",
             )
         old = levels[level.grade]
-        if old != level:
+        if old.name != level.name:
             changed.append(f"level {level.grade}: {old.name} -> {level.name}")
+        if old.definition != level.definition:
+            changed.append(f"level {level.grade} definition: {old.definition or '-'} -> {level.definition or '-'}")
         levels[level.grade] = level
     store.settings.configure(
         scale=GradeScale(levels=list(levels.values()), relevance_threshold=scale.relevance_threshold)
@@ -219,10 +221,14 @@ def close_store(store: Store) -> None:
             Path(path + suffix).unlink(missing_ok=True)
 
 
-def policy(store: Store, set_to: LabelPolicy | None = None) -> LabelPolicy:
-    """The label policy (set first, when `set_to` is given)."""
-    if set_to is not None:
-        store.settings.configure(label_policy=set_to)
+def policy(store: Store, set_to: LabelPolicy | None = None, levels: Sequence[str] = ()) -> LabelPolicy:
+    """The label policy (set first, when `set_to` is given), and the levels' names and
+    definitions (`levels`, as `init` takes them: the rubric), in one transaction."""
+    named = [parse_level(text) for text in levels]
+    with store.transaction():
+        if set_to is not None:
+            store.settings.configure(label_policy=set_to)
+        _name_levels(store, named)
     return store.settings.label_policy
 
 

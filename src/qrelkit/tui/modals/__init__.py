@@ -4,6 +4,8 @@
     next_query  the next query that still has unlabeled documents
     reading     texts to read at leisure: a query's guidelines, a pair's notes, the grades
     confirm     confirming an action that changes other assessors' work
+    flag        why a query cannot be judged (a flag for its owner)
+    decisions   this session's last five decisions, to go back to one
 
 Each is a `ModalScreen` that a screen pushes and `escape` closes (answering no, or nothing).
 """

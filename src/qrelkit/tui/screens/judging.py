@@ -14,24 +14,29 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
-from ...errors import NothingToRetract, NotInGoldenSet
-from ...models import DocState, JudgmentState, LabelState, Query
+from ...errors import NothingToRetract, NotInGoldenSet, StoreBusy, UsageError
+from ...models import Decision, DocState, JudgmentState, LabelState, Query, RunRank
 from ...render.styles import data, visible
+from ...workflows import flags, pooling
 from ...workflows.judging import JudgingSession
 from ...workflows.leasing import Judged
+from ...workflows.pacing import Pace
 from ..grade_entry import GradeKeys
 from ..messages import HeldSaved, QueueReady, QueueStale
+from ..modals.decisions import DecisionsScreen
+from ..modals.flag import FlagScreen
 from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
 from ..modals.reading import grades, guidelines, notes, pair_notes
 from ..palette import css
 from ..sight import Sight
+from ..widgets.context_line import ContextLine
 from ..widgets.document import DocumentView
 from ..widgets.label_line import LabelLine
 from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
-from ..widgets.session_panel import Pace, SessionPanel
+from ..widgets.session_panel import SessionPanel
 
 KEYS = [
     ("s", "skip"),
@@ -72,6 +77,10 @@ class JudgingScreen(Screen[None]):
         Binding("N", "notes", "notes", show=False),
         Binding("g", "guidelines", "guidelines", show=False),
         Binding("G", "grades", "grades", show=False),
+        Binding("c", "context", "context", show=False),
+        Binding("exclamation_mark", "flag", "flag the query", show=False),
+        Binding("l", "last", "last five", show=False),
+        Binding("b", "dismiss_break", "dismiss the break reminder", show=False),
         Binding("up", "scroll_document('up')", show=False),
         Binding("down", "scroll_document('down')", show=False),
         Binding("pageup", "scroll_document('page_up')", show=False),
@@ -88,7 +97,7 @@ class JudgingScreen(Screen[None]):
         self.session = session
         self.query_id = query_id
         self.pace = pace or Pace()
-        """Seconds per judged document in this session (the session panel's median)."""
+        """The session's pace: the active clock of the document shown, the median, breaks."""
         self.grade_keys = GradeKeys(
             self, session.scale.max_grade, self.grade, show=self.show_typed, target=self.current_pair
         )
@@ -97,6 +106,12 @@ class JudgingScreen(Screen[None]):
         self.docs: list[DocState] = []
         self.position = 0
         self.shown_at = time.monotonic()
+        """When the document on screen was shown (a redraw does not move it)."""
+        self._clock_on: tuple[str, str] | None = None
+        """The pair the pace's document clock runs for."""
+        self.context_on = False
+        """`c`: the pooled runs' ranks of the document are shown (off: blind to systems)."""
+        self._ranks: dict[str, list[RunRank]] | None = None
         self.touched = False
         """Judged or moved since the query was loaded."""
         self.held: tuple[str, str] | None = None
@@ -116,8 +131,9 @@ class JudgingScreen(Screen[None]):
         yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document", sight=self.sight)
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
+        yield ContextLine(id="context", classes="bar")
         yield Static(id="saved", classes="bar")
-        yield SessionPanel(self.session, self.pace, self.shown_since, id="session", classes="bar")
+        yield SessionPanel(self.session, self.pace, self.on_document, id="session", classes="bar")
         yield NotePanel(id="note-panel")
         yield ScaleBar(self.session.scale, KEYS)
 
@@ -140,6 +156,7 @@ class JudgingScreen(Screen[None]):
             self.held = (self.query_id, self.docs[taken].doc_id)
         self.position = taken
         self.touched = False
+        self._ranks = None
         self.refresh_view()
 
     def reload(self) -> None:
@@ -185,7 +202,11 @@ class JudgingScreen(Screen[None]):
         self.fresh = None
         document.show(doc_state.doc_id, self.session.document(doc_state.doc_id), q.text)
         label.show(doc_state)
-        self.shown_at = time.monotonic()
+        self.show_context()
+        if self._clock_on != (self.query_id, doc_state.doc_id):  # shown now: a redraw restarts no clock
+            self._clock_on = (self.query_id, doc_state.doc_id)
+            self.shown_at = time.monotonic()
+            self.pace.shown()
         self._shown((self.query_id, doc_state.doc_id))
 
     def _shown(self, pair: tuple[str, str] | None) -> None:
@@ -269,11 +290,11 @@ class JudgingScreen(Screen[None]):
             return
         self.touched = True
         d = self.docs[self.position]
-        seconds = round(time.monotonic() - self.shown_at, 3)
+        spent = self.pace.on_document()  # active seconds, idle stretches left out (`workflows.pacing`)
         then = self.session.after(self.docs, self.position) if advance else []
         try:
             result = self.session.judge_next(
-                self.query_id, d.doc_id, state, grade, note=note, seconds=seconds, then=[x.doc_id for x in then]
+                self.query_id, d.doc_id, state, grade, note=note, seconds=round(spent, 3), then=[x.doc_id for x in then]
             )
         except NotInGoldenSet as error:
             self.refused(error)
@@ -281,6 +302,7 @@ class JudgingScreen(Screen[None]):
         except NothingToRetract as error:  # `u` with no vote of one's own: nothing written, nothing counted
             self.say(data(error.message))
             return
+        self.pace.record(spent, counted=state is not JudgmentState.RETRACTED)
         done = self.docs[self.position] = result.state
         self.was_waiting = self.was_waiting or done.waiting
         self.say(waiting_line(self.session.waiting) if done.waiting else saved_line(done, state, grade, self.session))
@@ -330,6 +352,12 @@ class JudgingScreen(Screen[None]):
             self.say(Text("nothing to undo in this session", css("yellow")))
             return
         query_id, doc_id = pair
+        self.go_to(query_id, doc_id)
+        back = state_words(self.docs[self.position], self.session)
+        self.say(Text.assemble("undone: ", data(doc_id, "bold"), " is back to ", back))
+
+    def go_to(self, query_id: str, doc_id: str) -> None:
+        """Show the document (of another query, if need be), read again."""
         if query_id != self.query_id:
             self.query_id = query_id
             self.load()
@@ -338,8 +366,6 @@ class JudgingScreen(Screen[None]):
         self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == doc_id), self.position)
         self.touched = True
         self.refresh_view()
-        back = state_words(self.docs[self.position], self.session)
-        self.say(Text.assemble("undone: ", data(doc_id, "bold"), " is back to ", back))
 
     def action_move(self, step: int) -> None:
         self.touched = True
@@ -405,21 +431,77 @@ class JudgingScreen(Screen[None]):
         }[how]
         scroll(animate=False)
 
-    def shown_since(self) -> float | None:
-        """When the document on screen was shown (None: no document), for the session panel."""
-        return self.shown_at if self.docs else None
+    def on_document(self) -> float | None:
+        """Active seconds on the document on screen (None: no document), for the session panel."""
+        return self.pace.on_document() if self.docs else None
 
     def grade(self, grade: int) -> None:
         self.timed(JudgmentState.GRADED, grade)
 
     def timed(self, state: JudgmentState, grade: int | None = None) -> None:
-        """`judge`, keeping the seconds spent on the document (what the event records as its
-        `seconds`) for the session panel's median."""
-        seconds = time.monotonic() - self.shown_at
+        """`judge` (which records the active seconds on the document, and adds them to the
+        median), then the session panel at once."""
         if self.docs:
             self.judge(state, grade)
-            self.pace.add(seconds)
         self.query_one(SessionPanel).tick()
+
+    # -- context, flags, the last decisions, breaks -------------------------------------------
+
+    def action_context(self) -> None:
+        """`c`: show or hide where the pooled runs ranked the document (off by default)."""
+        self.context_on = not self.context_on
+        self.show_context()
+        self.say(Text("context shown: the pooled runs' ranks" if self.context_on else "context hidden", "dim"))
+
+    def show_context(self) -> None:
+        line = self.query_one(ContextLine)
+        if not (self.context_on and self.docs):
+            line.show(None)
+            return
+        if self._ranks is None:  # one read per query, once asked for
+            self._ranks = pooling.document_ranks(self.session, self.query_id)
+        line.show(self._ranks.get(self.docs[self.position].doc_id, []))
+
+    def action_flag(self, reason: str = "") -> None:
+        """`!`: flag the query for its owner ("cannot judge", "bad query"), with a short reason."""
+        doc_id = self.docs[self.position].doc_id if self.docs else None
+        query_id = self.query_id
+
+        def save(given: str | None) -> None:
+            if given is None:
+                return
+            try:
+                flags.flag_query(self.session, query_id, doc_id, given)
+            except (UsageError, StoreBusy) as error:  # the reason is kept: the box opens again with it
+                self.say(Text(f"not flagged: {error.message}", css("red")))
+                self.call_after_refresh(self.action_flag, given)
+                return
+            except NotInGoldenSet as error:
+                self.refused(error)
+                return
+            self.say(Text.assemble("flagged ", data(query_id, "bold"), " for its owner: ", data(given)))
+
+        self.app.push_screen(FlagScreen(query_id, reason), save)
+
+    def action_last(self) -> None:
+        """`l`: the last five decisions of this session; picking one goes back to it."""
+
+        def back(picked: Decision | None) -> None:
+            if picked is not None:
+                self.go_to(picked.query_id, picked.doc_id)
+                self.say(Text.assemble("back to ", data(picked.doc_id, "bold")))
+
+        self.app.push_screen(DecisionsScreen(self.session.last_decisions(), self.session.scale), back)
+
+    def action_dismiss_break(self) -> None:
+        """`b`: dismiss the break reminder (a new stretch of work starts)."""
+        if not self.pace.break_due:
+            self.say(Text("no break reminder to dismiss", "dim"))
+            return
+        self.pace.dismiss_break()
+        self.app.clear_notifications()
+        self.query_one(SessionPanel).tick()
+        self.say(Text("break reminder dismissed", "dim"))
 
     def current_pair(self) -> tuple[str, str | None]:
         """What a grade typed now would grade (digits typed are saved only on that pair)."""

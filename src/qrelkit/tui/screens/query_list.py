@@ -16,11 +16,11 @@ from textual.widgets import DataTable, Header, Input, Static
 from ...models import QueryProgress
 from ...render.styles import data, visible
 from ...workflows.judging import JudgingSession
+from ...workflows.pacing import Pace
 from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..sight import Sight, Watched
 from ..widgets.scale_bar import key_text
-from ..widgets.session_panel import Pace
 from .adjudication import AdjudicationScreen
 from .dashboard import DashboardScreen
 from .judging import JudgingScreen

@@ -4,7 +4,8 @@
     query_header   the query bar: the query and its guidelines, cut to a few lines
     label_line     a document's resolved state as this assessor sees it
     note_panel     the note box under the document: one's own note, written, edited, withdrawn
-    session_panel  this session's judgments, seconds per document, a grade being typed
+    session_panel  this session's judgments, pace, documents left, today, a grade being typed
+    context_line   the pooled runs' ranks and scores of the document (`c`)
     scale_bar      the key bar, the scale's grades first
     tiles          the dashboard's two tiles
 
