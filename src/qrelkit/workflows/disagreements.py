@@ -9,6 +9,26 @@ from .pairs import notes_by_pair
 from .queue import impacts, labels_by_query
 
 
+def disagreement_on(store: Store, item: Disagreement) -> Disagreement | None:
+    """The disagreement on `item`'s pair as the store holds it now: its votes and notes re-read
+    (its priority kept, the impact is the queue's); None when it is no longer one (adjudicated,
+    cleared, or the votes agree now). One indexed read of the pair's events."""
+    events = store.log.query_events(item.query_id, item.doc_id)
+    votes, adjudicated = resolution.votes_of(events).get((item.query_id, item.doc_id), ({}, None))
+    graded = resolution.graded_votes(votes)
+    if adjudicated is not None or len(set(graded.values())) < 2:
+        return None
+    distance = max(graded.values()) - min(graded.values())
+    return item.model_copy(
+        update={
+            "votes": graded,
+            "notes": notes_by_pair(events).get((item.query_id, item.doc_id), []),
+            "distance": distance,
+            "priority": item.priority if distance == item.distance else item.priority / item.distance * distance,
+        }
+    )
+
+
 def disagreements(store: Store) -> list[Disagreement]:
     """Pairs whose assessors disagree and that no one adjudicated, most urgent first: grade
     distance times queue impact (the impact the pair would have were it unlabeled); each with

@@ -39,6 +39,7 @@ from ..models import (
     utcnow,
 )
 from ..storage import BUSY_TIMEOUT_MS, CLAIM_WINDOW, Claim, Store
+from .disagreements import disagreement_on
 from .disagreements import disagreements as disagreements  # re-exported: where callers found it
 from .leasing import Judged, Leasing
 from .pairs import (
@@ -459,6 +460,9 @@ class JudgingSession(Leasing):
 
     def disagreements(self) -> list[Disagreement]:
         return disagreements(self.store)
+
+    def disagreement_now(self, item: Disagreement) -> Disagreement | None:
+        return disagreement_on(self.store, item)
 
     def settle(self, item: Disagreement, grade: int) -> bool:
         """Adjudicate a disagreement: an `adjudicated` event that names the votes it settles.

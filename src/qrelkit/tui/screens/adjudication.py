@@ -7,7 +7,12 @@ names the votes it settles).
 
 A settled pair stays on screen, marked settled, and further grade keys are refused there: only
 `n` (or `s`, `p`) moves on. So a key pressed twice, or a fast second key, can never settle a pair
-the adjudicator has not seen."""
+the adjudicator has not seen.
+
+The pair on screen is re-read from the store every `POLL_SECONDS` and before a grade is recorded:
+another assessor's new vote or note shows at once, a pair someone else settled meanwhile leaves
+the list (the screen says so), and a grade key pressed on votes that changed since they were drawn
+records nothing: the screen shows the votes as they are, to be looked at again."""
 
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ from ..widgets.document import DocumentView
 from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
-from .judging import query_header
+from .judging import POLL_SECONDS, query_header
 
 NOT_ADJUDICATOR = "Adjudication is an adjudicator's: this session judges as an assessor."
 
@@ -143,6 +148,28 @@ class AdjudicationScreen(Screen[None]):
         # an assessor's session lists nothing here, and settle() and clear() refuse it
         self.items = self.session.disagreements() if self.session.may_adjudicate else []
         self.refresh_view()
+        self.set_interval(POLL_SECONDS, self.reread)
+
+    def reread(self) -> bool:
+        """Re-read the pair on screen from the store; whether it is as drawn (False: it changed, or
+        is no longer a disagreement, and the screen now shows that)."""
+        pair = self.pair()
+        if pair is None or pair in self.done:
+            return True
+        item = self.items[self.position]
+        now = self.session.disagreement_now(item)
+        if now == item:
+            return True
+        if now is None:
+            del self.items[self.position]
+            self.position = min(self.position, max(len(self.items) - 1, 0))
+            said = f"{item.query_id} / {item.doc_id}: no longer a disagreement (settled, cleared or agreed meanwhile)"
+        else:
+            self.items[self.position] = now
+            said = f"{item.query_id} / {item.doc_id}: its votes or notes changed meanwhile, shown as they are now"
+        self.notify(visible(said), severity="warning", markup=False)
+        self.refresh_view()
+        return False
 
     def pair(self) -> tuple[str, str] | None:
         """The pair on screen (None: none)."""
@@ -193,6 +220,8 @@ class AdjudicationScreen(Screen[None]):
             return
         if pair in self.done:
             self.notify(f"settled already ({self.done[pair]}): n goes to the next disagreement", severity="warning")
+            return
+        if not self.reread():  # what was drawn is not what the store holds: nothing recorded
             return
         try:
             saved = self.session.settle(self.items[self.position], grade)
