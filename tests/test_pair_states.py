@@ -34,7 +34,11 @@ def event(draw: st.DrawFn) -> Judgment:
     note = draw(st.sampled_from([None, f"{who} thinks so", UNDO_TEXT]))
     if state is JudgmentState.NOTED and note is None:
         note = f"{who} wrote this"
-    return Judgment(query_id=Q, doc_id=D, state=state, grade=grade, assessor=who, note=note, timestamp=T0)
+    voted = state in (JudgmentState.GRADED, JudgmentState.SKIPPED)
+    evidence = draw(st.sampled_from([None, f"{who}'s passage"])) if voted else None
+    return Judgment(
+        query_id=Q, doc_id=D, state=state, grade=grade, assessor=who, note=note, timestamp=T0, evidence=evidence
+    )
 
 
 def _pairs(events: list[Judgment], shared: bool) -> Pairs:
@@ -53,6 +57,7 @@ def test_the_screen_shows_the_resolved_state_and_nothing_blind(events: list[Judg
     if shared and adjudicated is None and not ann_graded:
         assert shown.blind and shown.grade is None and not shown.votes and not shown.notes
         assert shown.assessor in (None, "ann") and "bob" not in line
+        assert set(shown.evidence) <= {"ann"}  # bob's evidence passage stays hidden as his grade does
         own = [v for v in votes if v.assessor == "ann"]
         assert shown.state is (LabelState.SKIPPED if own and own[0].state == "skipped" else LabelState.UNLABELED)
         return
@@ -63,6 +68,7 @@ def test_the_screen_shows_the_resolved_state_and_nothing_blind(events: list[Judg
         assert any(v.assessor == shown.assessor and v.state == kind for v in votes), (shown, votes)
     if adjudicated is not None:
         assert shown.assessor is None and "adjudicated" in line
+    assert shown.evidence == {v.assessor: v.evidence for v in votes if v.evidence is not None}
     for note in shown.notes:
         assert note.text != UNDO_TEXT or any(
             e.state is JudgmentState.NOTED and e.note == UNDO_TEXT for _, e in pairs.events

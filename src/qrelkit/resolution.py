@@ -44,6 +44,8 @@ class Vote:
     note: str | None = None
     at: datetime | None = None
     """When: its event's timestamp (None: unknown)."""
+    evidence: str | None = None
+    """The passage its assessor marked as the evidence for it (None: none)."""
 
 
 _NEVER = datetime.min.replace(tzinfo=UTC)
@@ -103,7 +105,9 @@ def votes_of(events: Iterable[tuple[int, Judgment]]) -> dict[tuple[str, str], Pa
         if e.state == JudgmentState.RETRACTED:
             latest.setdefault(pair, {}).pop(e.assessor, None)
             continue
-        latest.setdefault(pair, {})[e.assessor] = Vote(e.assessor, e.state.value, e.grade, seq, e.note, e.timestamp)
+        latest.setdefault(pair, {})[e.assessor] = Vote(
+            e.assessor, e.state.value, e.grade, seq, e.note, e.timestamp, e.evidence
+        )
     return {pair: PairVotes(list(by.values()), adjudicated.get(pair)) for pair, by in latest.items()}
 
 

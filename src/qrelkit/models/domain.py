@@ -360,6 +360,9 @@ class Judgment(_Model):
     note: str | None = None
     seconds: Annotated[float, Strict()] | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     """Time the assessor spent on the document before this event: a finite number of seconds."""
+    evidence: str | None = None
+    """The passage of the document the assessor marked as the evidence for this vote (`graded` or
+    `skipped` events only; None: none marked)."""
 
     @field_validator("timestamp", mode="before")
     @classmethod
@@ -378,6 +381,10 @@ class Judgment(_Model):
             raise ValueError("grades are >= 0 (a negative qrels grade means pooled, not judged)")
         if self.state is JudgmentState.NOTED and not (self.note or "").strip():
             raise ValueError("a noted event needs its note")
+        if self.evidence is not None and self.state not in (JudgmentState.GRADED, JudgmentState.SKIPPED):
+            raise ValueError(f"a {self.state.value} judgment carries no evidence (only a vote, graded or skipped)")
+        if self.evidence is not None and not self.evidence.strip():
+            raise ValueError("an evidence passage is not empty (leave `evidence` out for none)")
         return self
 
 

@@ -63,6 +63,9 @@ class DocState(_Model):
     notes: list[PairNote] = Field(default_factory=list)
     votes: dict[str, int] = Field(default_factory=dict)
     """Assessor -> grade when several assessors graded the pair."""
+    evidence: dict[str, str] = Field(default_factory=dict)
+    """Assessor -> the passage they marked as the evidence for their current vote (a blind pair:
+    this assessor's own alone)."""
     adjudicated: bool = False
     blind: bool = False
     """Others' grades are hidden until this assessor has judged (overlap assignments)."""

@@ -174,6 +174,8 @@ class Disagreement(_Model):
     """Assessor -> grade."""
     notes: list[PairNote] = Field(default_factory=list)
     """Every assessor's note on the pair, in order (`workflows.pairs.notes_by_pair`)."""
+    evidence: dict[str, str] = Field(default_factory=dict)
+    """Assessor -> the passage they marked as the evidence for their vote (none: left out)."""
     distance: int
     """Highest grade minus lowest."""
     priority: float

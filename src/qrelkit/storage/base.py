@@ -199,16 +199,17 @@ class Part:
         return self.db.current(one_query, grades=grades)
 
 
-EVENT_COLUMNS = "query_id, doc_id, state, grade, assessor, ts, note, seconds"
+EVENT_COLUMNS = "query_id, doc_id, state, grade, assessor, ts, note, seconds, evidence"
 """An event's columns, as `event_row` gives them: what makes two events the same event."""
-INSERT_EVENT = f"INSERT INTO judgments({EVENT_COLUMNS}, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_EVENT = f"INSERT INTO judgments({EVENT_COLUMNS}, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-EventRow = tuple[str, str, str, int | None, str, str, str | None, float | None]
+EventRow = tuple[str, str, str, int | None, str, str, str | None, float | None, str | None]
 
 
 def event_row(j: Judgment) -> EventRow:
     """An event as the store writes it (`EVENT_COLUMNS`; the time as ISO 8601 text)."""
-    return (j.query_id, j.doc_id, j.state.value, j.grade, j.assessor, j.timestamp.isoformat(), j.note, j.seconds)
+    at = j.timestamp.isoformat()
+    return (j.query_id, j.doc_id, j.state.value, j.grade, j.assessor, at, j.note, j.seconds, j.evidence)
 
 
 def insert_event(conn: sqlite3.Connection, j: Judgment, source: str | None) -> int:
@@ -244,4 +245,5 @@ def event_from_row(r: sqlite3.Row) -> Judgment:
         timestamp=stored_time(r["ts"]),
         note=r["note"],
         seconds=r["seconds"],
+        evidence=r["evidence"],
     )

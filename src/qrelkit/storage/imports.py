@@ -29,12 +29,13 @@ BULK_CACHE_KIB = 32_768
 
 
 LOOKUP_ROWS = 500
-"""Events a judgments import looks up in the log by one statement (`IDENTICAL_SQL`: 9 parameters
+"""Events a judgments import looks up in the log by one statement (`IDENTICAL_SQL`: 10 parameters
 each, within any SQLite's limit), then writes."""
 IDENTICAL_SQL = (
     f"WITH t(k, {EVENT_COLUMNS}) AS (VALUES {{values}}) SELECT t.k, min(j.seq) FROM t JOIN judgments j "
     "ON j.query_id = t.query_id AND j.doc_id = t.doc_id AND j.assessor = t.assessor AND j.state = t.state "
-    "AND j.grade IS t.grade AND j.ts = t.ts AND j.note IS t.note AND j.seconds IS t.seconds GROUP BY t.k"
+    "AND j.grade IS t.grade AND j.ts = t.ts AND j.note IS t.note AND j.seconds IS t.seconds "
+    "AND j.evidence IS t.evidence GROUP BY t.k"
 )
 """Each event of a batch (`{values}`: one row of (position in the batch, `EVENT_COLUMNS`) each) that
 the log already holds, with the first sequence number holding it: the pair's rows are found
@@ -336,7 +337,7 @@ class Imports(Part):
         """Append events from a judgments JSONL export, keeping their assessors and times. Events
         on queries not in the golden set are refused or skipped as `unknown` says (default:
         refused), and counted there. An event identical to one in the log (every one of
-        `EVENT_COLUMNS`: query, document, state, grade, assessor, time, note, seconds; not where
+        `EVENT_COLUMNS`: query, document, state, grade, assessor, time, note, seconds, evidence; not where
         it came from), or to one earlier in `items`, is skipped and counted, so importing a file
         again adds nothing; `keep_repeats` writes every event as given (a frozen version's log,
         loaded as it was frozen).
@@ -366,7 +367,7 @@ class Imports(Part):
         """Of a batch of events, those neither in the log nor earlier in the input; and how many
         were in the log before the import began (sequence number <= `before`), how many earlier
         in the input (in the log since, or earlier in this batch)."""
-        sql = IDENTICAL_SQL.format(values=",".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)))
+        sql = IDENTICAL_SQL.format(values=",".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows)))
         found = dict(self.conn.execute(sql, [v for k, row in enumerate(rows) for v in (k, *row)]).fetchall())
         fresh: list[EventRow] = []
         seen: set[EventRow] = set()

@@ -48,9 +48,9 @@ class Pairs:
 
 
 ABSENT_SQL = """
-    SELECT 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM queries WHERE id = :q)
+    SELECT 4, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT EXISTS (SELECT 1 FROM queries WHERE id = :q)
     UNION ALL
-    SELECT 5, NULL, r.name, NULL, NULL, NULL, NULL, NULL FROM (
+    SELECT 5, NULL, r.name, NULL, NULL, NULL, NULL, NULL, NULL FROM (
       SELECT name, max(coalesce(json_extract(body, '$.log_seq'), 0)) AS at FROM removals
       WHERE kind = 'document' AND {docs} GROUP BY name) AS r
     WHERE NOT EXISTS (SELECT 1 FROM documents WHERE id = r.name)
@@ -70,14 +70,14 @@ QUERY_DOCS = "name IN (SELECT doc_id FROM judgments WHERE query_id = :q)"
 
 PAIRS_SQL = (
     """
-    SELECT 0, seq, doc_id, state, grade, assessor, ts, note FROM judgments WHERE query_id = :q {one}
+    SELECT 0, seq, doc_id, state, grade, assessor, ts, note, evidence FROM judgments WHERE query_id = :q {one}
     UNION ALL
-    SELECT 1, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM assignments WHERE query_id = :q {one}
+    SELECT 1, NULL, doc_id, NULL, NULL, assessor, NULL, NULL, NULL FROM assignments WHERE query_id = :q {one}
     UNION ALL
-    SELECT 2, NULL, doc_id, NULL, NULL, assessor, NULL, NULL FROM leases
+    SELECT 2, NULL, doc_id, NULL, NULL, assessor, NULL, NULL, NULL FROM leases
     WHERE query_id = :q {one} AND assessor != :besides AND expires > :now
     UNION ALL
-    SELECT 3, NULL, key, NULL, NULL, NULL, NULL, value FROM meta WHERE key IN ('name', 'scale', 'label_policy')
+    SELECT 3, NULL, key, NULL, NULL, NULL, NULL, value, NULL FROM meta WHERE key IN ('name', 'scale', 'label_policy')
     UNION ALL
 """
     + ABSENT_SQL
@@ -134,11 +134,11 @@ class Log(Part):
         held: dict[str, str] = {}
         raw: dict[str, str] = {}
         no_query, removed = False, set[str]()
-        for kind, seq, d, st, g, a, ts, n in self.conn.execute(sql, params):
+        for kind, seq, d, st, g, a, ts, n, ev in self.conn.execute(sql, params):
             if kind == 0:
                 state, at = JudgmentState(st), stored_time(ts)
                 event = Judgment.model_construct(
-                    query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n
+                    query_id=query_id, doc_id=d, state=state, grade=g, assessor=a, timestamp=at, note=n, evidence=ev
                 )
                 events.append((seq, event))
             elif kind == 1:
@@ -233,12 +233,12 @@ class Log(Part):
         from the cursor (for agreement and adjudication, not for the hot paths; read it inside
         `Store.read_transaction` when it must agree with other reads). `notes`: only the events
         that carry a note, and the clears (what the notes on each pair are made of)."""
-        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note, ts FROM judgments"
+        sql = "SELECT seq, query_id, doc_id, state, grade, assessor, note, ts, evidence FROM judgments"
         if notes:
             sql += " WHERE note IS NOT NULL OR state = 'cleared'"
         cur = self.conn.execute(sql + " ORDER BY seq")
         while rows := cur.fetchmany(10_000):
-            for seq, q, d, st, g, a, n, ts in rows:
+            for seq, q, d, st, g, a, n, ts, ev in rows:
                 event = Judgment.model_construct(
                     query_id=q,
                     doc_id=d,
@@ -247,12 +247,13 @@ class Log(Part):
                     assessor=a,
                     note=n,
                     timestamp=stored_time(ts),
+                    evidence=ev,
                 )
                 yield seq, event
 
     def query_events(self, query_id: str, doc_id: str | None = None) -> list[tuple[int, Judgment]]:
         """One query's events (or one pair's) in log order, as (sequence number, event)."""
-        sql = "SELECT seq, doc_id, state, grade, assessor, ts, note FROM judgments WHERE query_id = ?"
+        sql = "SELECT seq, doc_id, state, grade, assessor, ts, note, evidence FROM judgments WHERE query_id = ?"
         params = [query_id]
         if doc_id is not None:
             sql += " AND doc_id = ?"
@@ -269,9 +270,10 @@ class Log(Part):
                     assessor=a,
                     timestamp=stored_time(ts),
                     note=n,
+                    evidence=ev,
                 ),
             )
-            for seq, d, st, g, a, ts, n in rows
+            for seq, d, st, g, a, ts, n, ev in rows
         ]
 
     def size(self) -> int:

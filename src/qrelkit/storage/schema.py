@@ -188,6 +188,11 @@ def assessor_day(conn: sqlite3.Connection) -> None:
     )
 
 
+def evidence_passages(conn: sqlite3.Connection) -> None:
+    """The passage of the document an assessor marked as the evidence for their vote; NULL: none."""
+    _run(conn, 'ALTER TABLE "judgments" ADD COLUMN "evidence" TEXT')
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
@@ -203,6 +208,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     token_roles,
     one_lease_each,
     assessor_day,
+    evidence_passages,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -9,6 +9,7 @@
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
     judging     a judging session: documents, judging, adjudication
     disagreements  the pairs whose assessors disagree, most urgent first (adjudication)
+    evidence    the passage an assessor marks as the evidence for their vote (`m`)
     leasing     where an assessor goes next; the leases that keep two off one document
     pacing      seconds per document (idle left out), time left, judged today, breaks
     flags       assessors' flags on queries for their owner (`!`, `qrelkit flags`)
@@ -51,6 +52,7 @@ MODULES = (
     "compare",
     "demo",
     "disagreements",
+    "evidence",
     "exporting",
     "flags",
     "frames",

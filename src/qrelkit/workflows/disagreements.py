@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import resolution
 from ..models import Disagreement
 from ..storage import Store
-from .pairs import notes_by_pair
+from .pairs import evidence_of, notes_by_pair
 from .queue import impacts, labels_by_query
 
 
@@ -23,6 +23,7 @@ def disagreement_on(store: Store, item: Disagreement) -> Disagreement | None:
         update={
             "votes": graded,
             "notes": notes_by_pair(events).get((item.query_id, item.doc_id), []),
+            "evidence": evidence_of(votes),
             "distance": distance,
             "priority": item.priority if distance == item.distance else item.priority / item.distance * distance,
         }
@@ -40,10 +41,10 @@ def disagreements(store: Store) -> list[Disagreement]:
     for (q, d), (votes, adjudicated) in votes_of.items():
         graded = resolution.graded_votes(votes)
         if adjudicated is None and len(set(graded.values())) > 1:
-            found.append((q, d, graded, notes.get((q, d), [])))
+            found.append((q, d, graded, notes.get((q, d), []), evidence_of(votes)))
     if not found:
         return []
-    pairs = [(q, d) for q, d, _, _ in found]
+    pairs = [(q, d) for q, d, _, _, _ in found]
     weights = impacts(store, pairs, labels_by_query(store.reads.label_rows(), leave_out=set(pairs)))
     if not any(weights):  # no pooled runs to weigh by: the grade distance alone orders them
         weights = [1.0] * len(pairs)
@@ -53,9 +54,10 @@ def disagreements(store: Store) -> list[Disagreement]:
             doc_id=d,
             votes=graded,
             notes=notes,
+            evidence=evidence,
             distance=max(graded.values()) - min(graded.values()),
             priority=(max(graded.values()) - min(graded.values())) * impact,
         )
-        for (q, d, graded, notes), impact in zip(found, weights, strict=True)
+        for (q, d, graded, notes, evidence), impact in zip(found, weights, strict=True)
     ]
     return sorted(items, key=lambda x: (-x.priority, -x.distance, x.query_id, x.doc_id))

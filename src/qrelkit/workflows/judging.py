@@ -211,6 +211,7 @@ class JudgingSession(Leasing):
         note: str | None = None,
         seconds: float | None = None,
         then: Sequence[str] = (),
+        evidence: str | None = None,
     ) -> Judged:
         """`judge`, and the document to go to next: the first of `then` (the documents after this
         one, in the order wanted) that no one else has open or voted on since this session read the
@@ -220,8 +221,9 @@ class JudgingSession(Leasing):
         A keystroke's cost: BEGIN IMMEDIATE, the lease, the two pairs read in one statement, the
         INSERT, COMMIT. The read gives the vote this one replaces (for `undo`) and both pairs'
         states after it, exactly (no one else could write in between). A busy store takes no
-        lease: the vote is held, and nothing is chosen (`chose` is False)."""
-        event = self._vote(query_id, doc_id, state, grade, note, seconds)
+        lease: the vote is held, and nothing is chosen (`chose` is False). `evidence`: the passage
+        marked as the evidence for the vote (`workflows.evidence`)."""
+        event = self._vote(query_id, doc_id, state, grade, note, seconds, evidence)
         if self._waiting:  # earlier judgments wait for the busy store: this one goes after them
             previous = self.own_vote(query_id, doc_id)
             saved = self.submit(event)  # a refusal (NotInGoldenSet) leaves nothing to undo
@@ -252,6 +254,7 @@ class JudgingSession(Leasing):
         grade: int | None,
         note: str | None,
         seconds: float | None,
+        evidence: str | None = None,
     ) -> Judgment:
         """The vote event `judge` records; a note or a clear (not votes), or a retraction without a
         vote of this assessor's to take back, is refused."""
@@ -261,10 +264,8 @@ class JudgingSession(Leasing):
             )
         if state is JudgmentState.RETRACTED and not self._holds_vote(query_id, doc_id):
             raise NothingToRetract(f"you have no vote on {doc_id} to retract", "u takes back your own vote only")
-        who = self.assessor
-        return Judgment(
-            query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=who, note=note, seconds=seconds
-        )
+        return Judgment(query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=self.assessor,
+                        note=note, seconds=seconds, evidence=evidence)  # fmt: skip
 
     def _remember(self, event: Judgment, previous: resolution.Vote | None) -> None:
         """A judgment keyed: what `undo` restores, and a decision `last_decisions` lists."""
@@ -385,13 +386,13 @@ class JudgingSession(Leasing):
             return None
         query_id, doc_id, previous = self._history.pop()
         self._decisions.pop()
-        if previous is None:
-            state, grade = JudgmentState.RETRACTED, None
-        else:
-            state, grade = JudgmentState(previous.state), previous.grade
+        state, grade, evidence = JudgmentState.RETRACTED, None, None
+        if previous is not None:  # the vote comes back with the evidence it had
+            state, grade, evidence = JudgmentState(previous.state), previous.grade, previous.evidence
         self.submit(
-            Judgment(query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=self.assessor, note=UNDO_TEXT)
-        )
+            Judgment(query_id=query_id, doc_id=doc_id, state=state, grade=grade, assessor=self.assessor,
+                     note=UNDO_TEXT, evidence=evidence)
+        )  # fmt: skip
         return query_id, doc_id
 
     # -- a busy store -----------------------------------------------------------------------

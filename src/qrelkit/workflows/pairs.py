@@ -58,6 +58,7 @@ def states(pairs: Pairs, query_id: str, order: list[str], *, assessor: str | Non
         state = _state(d, v, adjudicated, policy, times, shared=d in shared)
         mine = notes.get(d, [])
         update = {"notes": mine, "note": mine[-1].text if mine else None, "held_by": held.get(d)}
+        update["evidence"] = evidence_of(v)
         found.append(state.model_copy(update=update))
     return found
 
@@ -77,7 +78,13 @@ def _blind(doc_id: str, mine: list[resolution.Vote], times: dict[int, datetime],
         blind=True,
         shared=True,
         held_by=held,
+        evidence=evidence_of(mine),
     )
+
+
+def evidence_of(votes: Iterable[resolution.Vote]) -> dict[str, str]:
+    """Assessor -> the evidence passage of their vote, for the votes that carry one."""
+    return {v.assessor: v.evidence for v in votes if v.evidence is not None}
 
 
 def own_vote(events: list[tuple[int, Judgment]], query_id: str, doc_id: str, assessor: str) -> resolution.Vote | None:
