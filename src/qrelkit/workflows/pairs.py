@@ -57,7 +57,7 @@ def states(pairs: Pairs, query_id: str, order: list[str], *, assessor: str | Non
             continue
         state = _state(d, v, adjudicated, policy, times, shared=d in shared)
         mine = notes.get(d, [])
-        update = {"notes": mine, "note": mine[-1].text if mine else None, "held_by": held.get(d)}
+        update: dict[str, object] = {"notes": mine, "note": mine[-1].text if mine else None, "held_by": held.get(d)}
         update["evidence"] = evidence_of(v)
         found.append(state.model_copy(update=update))
     return found

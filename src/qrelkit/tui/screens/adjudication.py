@@ -37,6 +37,7 @@ from ..modals.help import HelpScreen
 from ..modals.reading import grades, guidelines, notes
 from ..palette import css
 from ..widgets.document import DocumentView
+from ..widgets.evidence_line import passages
 from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader
 from ..widgets.scale_bar import ScaleBar
@@ -75,6 +76,8 @@ def votes_text(
     if me in item.votes:
         text.append_text(Text.assemble("\n", (f"you voted {item.votes[me]}", css("bold yellow")), " on this pair"))
     text.append(f"\ndistance {item.distance} · priority {item.priority:.4g}", style="dim")
+    for who, passage in sorted(item.evidence.items()):  # what each assessor marked as the evidence
+        text.append_text(Text.assemble("\n", passages({who: passage}, width)))
     if item.notes:
         text.append_text(Text.assemble("\n", conversation(item.notes, width)))
     if settled is not None:

@@ -29,9 +29,11 @@ from ..modals.help import HelpScreen
 from ..modals.next_query import NextQueryScreen
 from ..modals.reading import grades, guidelines, notes, pair_notes
 from ..palette import css
+from ..reading_aids import aids, mark_evidence
 from ..sight import Sight
 from ..widgets.context_line import ContextLine
 from ..widgets.document import DocumentView
+from ..widgets.evidence_line import EvidenceLine
 from ..widgets.label_line import LabelLine
 from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader
@@ -44,6 +46,8 @@ KEYS = [
     ("z", "undo"),
     ("n/p", "move"),
     ("e", "note"),
+    ("m", "evidence"),
+    ("h", "highlight"),
     ("?", "keys"),
     ("esc", "back"),
 ]
@@ -80,6 +84,8 @@ class JudgingScreen(Screen[None]):
         Binding("c", "context", "context", show=False),
         Binding("exclamation_mark", "flag", "flag the query", show=False),
         Binding("l", "last", "last five", show=False),
+        Binding("m", "evidence", "evidence", show=False),
+        Binding("h", "highlight", "highlight", show=False),
         Binding("b", "dismiss_break", "dismiss the break reminder", show=False),
         Binding("up", "scroll_document('up')", show=False),
         Binding("down", "scroll_document('down')", show=False),
@@ -131,6 +137,7 @@ class JudgingScreen(Screen[None]):
         yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document", sight=self.sight)
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
+        yield EvidenceLine(id="evidence", classes="bar")
         yield ContextLine(id="context", classes="bar")
         yield Static(id="saved", classes="bar")
         yield SessionPanel(self.session, self.pace, self.on_document, id="session", classes="bar")
@@ -194,14 +201,18 @@ class JudgingScreen(Screen[None]):
         if not self.docs:
             document.say("[dim]no documents to judge for this query (nothing pooled or labeled)[/dim]")
             label.show(None)
+            self.query_one(EvidenceLine).show(None, None)
             self._shown(None)
             return
         doc_state = self.docs[self.position]
         if not doc_state.waiting and self.fresh != doc_state.doc_id:  # another assessor may have judged it
             doc_state = self.docs[self.position] = self.session.doc_state(self.query_id, doc_state.doc_id)
         self.fresh = None
-        document.show(doc_state.doc_id, self.session.document(doc_state.doc_id), q.text)
+        document.show(
+            doc_state.doc_id, self.session.document(doc_state.doc_id), q.text, highlight=aids(self.app).highlight
+        )
         label.show(doc_state)
+        self.query_one(EvidenceLine).show(doc_state, aids(self.app).pending.get((self.query_id, doc_state.doc_id)))
         self.show_context()
         if self._clock_on != (self.query_id, doc_state.doc_id):  # shown now: a redraw restarts no clock
             self._clock_on = (self.query_id, doc_state.doc_id)
@@ -292,10 +303,10 @@ class JudgingScreen(Screen[None]):
         d = self.docs[self.position]
         spent = self.pace.on_document()  # active seconds, idle stretches left out (`workflows.pacing`)
         then = self.session.after(self.docs, self.position) if advance else []
+        evidence = aids(self.app).take((self.query_id, d.doc_id), state)  # marked before the vote: saved with it
         try:
-            result = self.session.judge_next(
-                self.query_id, d.doc_id, state, grade, note=note, seconds=round(spent, 3), then=[x.doc_id for x in then]
-            )
+            result = self.session.judge_next(self.query_id, d.doc_id, state, grade, note=note, seconds=round(spent, 3),
+                                             then=[x.doc_id for x in then], evidence=evidence)  # fmt: skip
         except NotInGoldenSet as error:
             self.refused(error)
             return
@@ -401,6 +412,24 @@ class JudgingScreen(Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    def action_highlight(self) -> None:
+        """`h`: the query's terms highlighted in the document, or not, for the rest of the session."""
+        reading = aids(self.app)
+        reading.highlight = not reading.highlight
+        self.refresh_view()
+        self.say(Text("query terms highlighted" if reading.highlight else "highlighting off (h: on again)", "dim"))
+
+    def action_evidence(self) -> None:
+        """`m`: mark the passage that is the evidence for the grade (`tui.reading_aids`)."""
+        if self.docs:
+            pair = (self.query_id, self.docs[self.position].doc_id)
+            mark_evidence(self.app, self.session, pair, self.evidence_marked, self.refused)
+
+    def evidence_marked(self, said: Text, state: DocState | None) -> None:
+        self.say(said)
+        self.docs = [state if state is not None and d.doc_id == state.doc_id else d for d in self.docs]
+        self.refresh_view()
 
     # -- reading, typing a grade, timing: the assessor's comforts ---------------------------
 

@@ -3,6 +3,7 @@
     document       a document: id, title and text, the query's terms highlighted
     query_header   the query bar: the query and its guidelines, cut to a few lines
     label_line     a document's resolved state as this assessor sees it
+    evidence_line  the evidence passages marked on the document's votes (`m`)
     note_panel     the note box under the document: one's own note, written, edited, withdrawn
     session_panel  this session's judgments, pace, documents left, today, a grade being typed
     context_line   the pooled runs' ranks and scores of the document (`c`)

@@ -33,9 +33,9 @@ def terms_pattern(terms: list[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
-def document_body(doc_id: str, doc: Document | None, query_text: str) -> Text:
+def document_body(doc_id: str, doc: Document | None, query_text: str, *, highlight: bool = True) -> Text:
     """A document's id, title and text (as data: no markup, control characters visible), with the
-    query's terms highlighted."""
+    query's terms highlighted (unless `highlight` is off: `h`)."""
     body = Text()
     body.append_text(data(doc_id, "bold"))
     if doc is None:
@@ -45,7 +45,7 @@ def document_body(doc_id: str, doc: Document | None, query_text: str) -> Text:
             body.append_text(data(f"  {doc.title}", "bold cyan"))
         # CRLF line ends are line ends (they showed `\x0d` on every line); a lone CR stays visible
         body.append_text(data("\n\n" + doc.text.replace("\r\n", "\n")))
-    pattern = terms_pattern(query_terms(query_text))
+    pattern = terms_pattern(query_terms(query_text)) if highlight else None
     if pattern is not None:
         body.highlight_regex(pattern, style="bold yellow on grey23")
     return body
@@ -67,8 +67,8 @@ class DocumentView(VerticalScroll):
         text.sights = (self.sight,) if self.sight is not None else ()
         yield text
 
-    def show(self, doc_id: str, doc: Document | None, query_text: str) -> None:
-        self.query_one("#text", Static).update(document_body(doc_id, doc, query_text))
+    def show(self, doc_id: str, doc: Document | None, query_text: str, *, highlight: bool = True) -> None:
+        self.query_one("#text", Static).update(document_body(doc_id, doc, query_text, highlight=highlight))
         self.scroll_home(animate=False)
 
     def say(self, message: str) -> None:
