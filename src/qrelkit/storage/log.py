@@ -4,14 +4,14 @@ pairs as a judging screen shows them (`Pairs`)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from .. import resolution
 from ..errors import NotInGoldenSet
 from ..models import Judgment, JudgmentState, utcnow
-from .base import GoldenSettings, Part, event_from_row, insert_event, now, stored_time
+from .base import EVENT_COLUMNS, GoldenSettings, Part, event_from_row, event_row, insert_event, now, stored_time
 from .leases import claim as claim_lease
 
 
@@ -121,6 +121,19 @@ class Log(Part):
             before.settings.scale.refuse_above(judgment.grade)
             refuse_absent(judgment, no_query=before.no_query, removed=judgment.doc_id in before.removed)
             return insert_event(self.conn, judgment, None), before, taken
+
+    def append_events(self, events: Sequence[Judgment]) -> list[int]:
+        """Append the events, each its own row of the log, in one INSERT (of up to 500 rows) inside
+        the caller's transaction (checked by the caller: `workflows.duplicates.DuplicateVotes`);
+        their sequence numbers, in order."""
+        seqs: list[int] = []
+        for at in range(0, len(events), 500):
+            batch = events[at : at + 500]
+            values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(batch))
+            params = [x for e in batch for x in (*event_row(e), None)]
+            sql = f"INSERT INTO judgments({EVENT_COLUMNS}, source) VALUES {values} RETURNING seq"
+            seqs.extend(sorted(int(r[0]) for r in self.conn.execute(sql, params).fetchall()))
+        return seqs
 
     def pairs(self, query_id: str, doc_id: str | None = None, *, besides: str | None, also: str | None = None) -> Pairs:
         """A query's pairs (or one pair, and the pair of document `also` if given) as a judging

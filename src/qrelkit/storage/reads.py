@@ -95,6 +95,17 @@ class Reads(Part):
         rows = self._rows("SELECT * FROM documents WHERE id = ?", [doc_id])
         return _document(rows[0]) if rows else None
 
+    def document_texts(self, doc_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """Each held document's (title, text), by id, looked up 500 at a time (a query's pooled
+        documents, for `workflows.duplicates`); ids the store holds no document for are left out."""
+        ids = list(dict.fromkeys(doc_ids))
+        found: dict[str, tuple[str, str]] = {}
+        for at in range(0, len(ids), 500):
+            batch = ids[at : at + 500]
+            sql = f"SELECT id, title, text FROM documents WHERE id IN ({', '.join('?' * len(batch))})"
+            found.update((d, (title or "", text or "")) for d, title, text in self.conn.execute(sql, batch))
+        return found
+
     def absent_documents(self, doc_ids: Iterable[str]) -> set[str]:
         """Which of `doc_ids` the store holds no document for (looked up 500 at a time)."""
         ids = sorted(set(doc_ids))

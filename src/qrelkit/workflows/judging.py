@@ -41,6 +41,7 @@ from ..models import (
 from ..storage import BUSY_TIMEOUT_MS, CLAIM_WINDOW, Claim, Store
 from .disagreements import disagreement_on
 from .disagreements import disagreements as disagreements  # re-exported: where callers found it
+from .duplicates import DuplicateVotes
 from .leasing import Judged, Leasing
 from .pairs import (
     UNDO_TEXT,
@@ -82,7 +83,7 @@ VOTED = {
 
 
 @dataclass
-class JudgingSession(Leasing):
+class JudgingSession(Leasing, DuplicateVotes):
     """One assessor's judging session on one store: the queue, a query's documents, judging."""
 
     store: Store
