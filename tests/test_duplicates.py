@@ -15,7 +15,6 @@ from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry
 from qrelkit.storage import Store
 from qrelkit.workflows.duplicates import THRESHOLD, find_duplicates, normalise, shingles, similar_pairs
 from qrelkit.workflows.judging import JudgingSession
-
 from tui.conftest import make_store
 
 WORDS = "the a of assert list sort python raises error value key loop return import class def".split()
@@ -86,7 +85,7 @@ def test_short_texts_are_one_shingle() -> None:
     assert found.of("d1") == []
 
 
-def _dup_store() -> Store:
+def dup_store() -> Store:
     """The tiny store, with four more q1 documents: d7 the same text as d6, d8 near it, d9 not."""
     store = make_store()
     store.imports.documents(
@@ -97,12 +96,14 @@ def _dup_store() -> Store:
             Document(id="d9", title="Other", text="nothing alike"),
         ]
     )
-    store.imports.pool_entries([PoolEntry(query_id="q1", doc_id=f"d{d}", best_rank=10 + n) for n, d in enumerate("6789")])
+    store.imports.pool_entries(
+        [PoolEntry(query_id="q1", doc_id=f"d{d}", best_rank=10 + n) for n, d in enumerate("6789")]
+    )
     return store
 
 
 def test_a_query_s_duplicates_and_one_vote_applied_to_each() -> None:
-    store = _dup_store()
+    store = dup_store()
     session = JudgingSession(store, "ann")
     docs = [d.doc_id for d in session.documents("q1")]
     found = session.duplicates(docs)
@@ -129,7 +130,7 @@ def test_a_query_s_duplicates_and_one_vote_applied_to_each() -> None:
 
 
 def test_a_duplicate_open_on_another_screen_is_left_alone() -> None:
-    store = _dup_store()
+    store = dup_store()
     session = JudgingSession(store, "ann")
     store.leases.hold("q1", "d7", "bob")
     applied = session.apply_grade("q1", ["d7", "d8"], 1)
@@ -139,7 +140,7 @@ def test_a_duplicate_open_on_another_screen_is_left_alone() -> None:
 
 
 def test_a_grade_off_the_scale_is_refused_and_nothing_is_written() -> None:
-    store = _dup_store()
+    store = dup_store()
     session = JudgingSession(store, "ann")
     top = store.settings.scale.max_grade
     with pytest.raises(InputError, match="above the scale"):

@@ -188,7 +188,6 @@ class DuplicateVotes:
         document open on another assessor's screen (unless assigned to both), one removed from the
         golden set, or one already holding this grade of the assessor's is left alone. No other
         assessor's vote is touched. A busy store holds the events, in order, as `judge` does."""
-        self.store.settings.scale.refuse_above(grade)
         votes = [
             Judgment(query_id=query_id, doc_id=d, state=JudgmentState.GRADED, grade=grade, assessor=self.assessor)
             for d in dict.fromkeys(doc_ids)
@@ -198,11 +197,14 @@ class DuplicateVotes:
                 raise StoreBusy("judgments are waiting for the store", "they are saved in order once it is free")
             with self.store.transaction():
                 pairs = self.store.log.pairs(query_id, besides=self.assessor)
+                pairs.settings.scale.refuse_above(grade)  # the scale as read with the pairs
                 if pairs.no_query:
                     raise NotInGoldenSet(f"query {query_id!r} is not in the golden set (removed?): nothing recorded",
                                          "see `qrelkit removals`; `qrelkit import queries` adds it back")  # fmt: skip
                 mine = _own(pairs.events, self.assessor)
-                held = {d: who for d, who in pairs.held.items() if not {who, self.assessor} <= pairs.shared.get(d, set())}
+                held = {
+                    d: who for d, who in pairs.held.items() if not {who, self.assessor} <= pairs.shared.get(d, set())
+                }
                 to_write, applied = _sorted(votes, mine, held, pairs.removed, grade)
                 writing = [v for v in votes if v.doc_id in to_write]
                 seqs = self.store.log.append_events(writing)
@@ -214,7 +216,6 @@ class DuplicateVotes:
         after = replace(pairs, events=[*pairs.events, *zip(seqs, writing, strict=True)])
         shown = states(after, query_id, [v.doc_id for v in writing], assessor=self.assessor, blind=True)
         return replace(applied, written=shown)
-
 
     def _hold(self, query_id: str, votes: Sequence[Judgment], grade: int) -> Applied:
         """`apply_grade` on a busy store: the votes wait in memory (those already holding the grade

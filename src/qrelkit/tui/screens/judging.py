@@ -21,6 +21,7 @@ from ...workflows import flags, pooling
 from ...workflows.judging import JudgingSession
 from ...workflows.leasing import Judged
 from ...workflows.pacing import Pace
+from ..duplicate_key import duplicates_key
 from ..grade_entry import GradeKeys
 from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.decisions import DecisionsScreen
@@ -33,6 +34,7 @@ from ..reading_aids import aids, mark_evidence
 from ..sight import Sight
 from ..widgets.context_line import ContextLine
 from ..widgets.document import DocumentView
+from ..widgets.duplicates_line import DuplicateAid, DuplicatesLine
 from ..widgets.evidence_line import EvidenceLine
 from ..widgets.label_line import LabelLine
 from ..widgets.note_panel import NotePanel
@@ -86,6 +88,7 @@ class JudgingScreen(Screen[None]):
         Binding("l", "last", "last five", show=False),
         Binding("m", "evidence", "evidence", show=False),
         Binding("h", "highlight", "highlight", show=False),
+        Binding("D", "duplicates", "give the duplicates your grade", show=False),
         Binding("b", "dismiss_break", "dismiss the break reminder", show=False),
         Binding("up", "scroll_document('up')", show=False),
         Binding("down", "scroll_document('down')", show=False),
@@ -131,6 +134,7 @@ class JudgingScreen(Screen[None]):
         """Keys typed before the document they would act on was drawn are refused (`tui.sight`)."""
         self.was_waiting = False
         """Judgments were held for a busy store at the last poll (say when they are saved)."""
+        self.dupes = DuplicateAid(session)  # the query's duplicates, this assessor's votes there (`D`)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -138,6 +142,7 @@ class JudgingScreen(Screen[None]):
         yield DocumentView(id="document", sight=self.sight)
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
         yield EvidenceLine(id="evidence", classes="bar")
+        yield DuplicatesLine(id="duplicates", classes="bar")
         yield ContextLine(id="context", classes="bar")
         yield Static(id="saved", classes="bar")
         yield SessionPanel(self.session, self.pace, self.on_document, id="session", classes="bar")
@@ -164,6 +169,7 @@ class JudgingScreen(Screen[None]):
         self.position = taken
         self.touched = False
         self._ranks = None
+        self.dupes.load(self.query_id, [d.doc_id for d in self.docs])
         self.refresh_view()
 
     def reload(self) -> None:
@@ -172,6 +178,7 @@ class JudgingScreen(Screen[None]):
         self.docs = self.session.documents(self.query_id)
         self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == current), self.position)
         self.position = min(self.position, max(len(self.docs) - 1, 0))
+        self.dupes.reread()  # a clear (or another screen of this assessor's) may have changed them
         self.refresh_view()
 
     @on(QueueReady)
@@ -213,6 +220,7 @@ class JudgingScreen(Screen[None]):
         )
         label.show(doc_state)
         self.query_one(EvidenceLine).show(doc_state, aids(self.app).pending.get((self.query_id, doc_state.doc_id)))
+        self.query_one(DuplicatesLine).show(self.dupes.line(doc_state.doc_id))
         self.show_context()
         if self._clock_on != (self.query_id, doc_state.doc_id):  # shown now: a redraw restarts no clock
             self._clock_on = (self.query_id, doc_state.doc_id)
@@ -314,6 +322,7 @@ class JudgingScreen(Screen[None]):
             self.say(data(error.message))
             return
         self.pace.record(spent, counted=state is not JudgmentState.RETRACTED)
+        self.dupes.voted(d.doc_id, state, grade)
         done = self.docs[self.position] = result.state
         self.was_waiting = self.was_waiting or done.waiting
         self.say(waiting_line(self.session.waiting) if done.waiting else saved_line(done, state, grade, self.session))
@@ -374,6 +383,7 @@ class JudgingScreen(Screen[None]):
             self.load()
         else:
             self.docs = self.session.documents(self.query_id)
+            self.dupes.reread()
         self.position = next((i for i, d in enumerate(self.docs) if d.doc_id == doc_id), self.position)
         self.touched = True
         self.refresh_view()
@@ -521,6 +531,9 @@ class JudgingScreen(Screen[None]):
                 self.say(Text.assemble("back to ", data(picked.doc_id, "bold")))
 
         self.app.push_screen(DecisionsScreen(self.session.last_decisions(), self.session.scale), back)
+
+    def action_duplicates(self) -> None:
+        duplicates_key(self)  # `D`: the duplicates given this assessor's grade (`tui.duplicate_key`)
 
     def action_dismiss_break(self) -> None:
         """`b`: dismiss the break reminder (a new stretch of work starts)."""
