@@ -20,6 +20,8 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from heapq import nsmallest
+from itertools import chain
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -39,12 +41,30 @@ def normalise(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def shingles(normalised: str) -> frozenset[str]:
+Shingle = tuple[str, ...]
+
+
+def shingles(normalised: str) -> frozenset[Shingle]:
     """The 5-word shingles of a normalised text (fewer words: one shingle; empty: none)."""
+    return frozenset(_shingles(normalised))
+
+
+def _shingles(normalised: str) -> Iterable[Shingle]:
     words = normalised.split(" ") if normalised else []
     if len(words) <= SHINGLE_WORDS:
-        return frozenset([normalised]) if words else frozenset()
-    return frozenset(" ".join(words[i : i + SHINGLE_WORDS]) for i in range(len(words) - SHINGLE_WORDS + 1))
+        return [tuple(words)] if words else []
+    return zip(*(words[i:] for i in range(SHINGLE_WORDS)))
+
+
+def hashed_shingles(normalised: str) -> frozenset[int]:
+    """The text's shingles by their hashes (the candidates' filter: each pair it finds is then
+    compared on the shingles themselves)."""
+    return frozenset(map(hash, _shingles(normalised)))
+
+
+def jaccard(a: frozenset[Shingle], b: frozenset[Shingle]) -> Fraction:
+    common = len(a & b)
+    return Fraction(common, len(a) + len(b) - common)
 
 
 @dataclass(frozen=True)
@@ -99,9 +119,14 @@ def find_duplicates(texts: Mapping[str, str], threshold: Fraction = THRESHOLD) -
         normalised = normalise(text)
         if normalised:
             groups.setdefault(normalised, []).append(doc_id)
-    firsts = {docs[0]: shingles(text) for text, docs in groups.items()}
+    texts_of = {docs[0]: text for text, docs in groups.items()}
     near: dict[str, list[tuple[str, Fraction]]] = {}
-    for a, b, similarity in similar_pairs(firsts, threshold):
+    exact: dict[str, frozenset[Shingle]] = {}
+    for a, b, _ in similar_pairs({d: hashed_shingles(text) for d, text in texts_of.items()}, threshold):
+        sa, sb = (exact.get(d) or exact.setdefault(d, shingles(texts_of[d])) for d in (a, b))
+        similarity = jaccard(sa, sb)  # on the shingles themselves, not their hashes
+        if similarity < threshold:
+            continue
         near.setdefault(a, []).append((b, similarity))
         near.setdefault(b, []).append((a, similarity))
     order = {d: i for i, d in enumerate(texts)}
@@ -111,20 +136,28 @@ def find_duplicates(texts: Mapping[str, str], threshold: Fraction = THRESHOLD) -
     return Duplicates({d: first for first, docs in kept.items() for d in docs}, kept, near)
 
 
-def similar_pairs(sets: Mapping[str, frozenset[str]], threshold: Fraction) -> list[tuple[str, str, Fraction]]:
+def similar_pairs(sets: Mapping[str, frozenset[int]], threshold: Fraction) -> list[tuple[str, str, Fraction]]:
     """Every pair of `sets` whose Jaccard similarity is at least `threshold`, exactly: the sets are
     taken smallest first; each is indexed by its prefix (its rarest `n - ceil(t n) + 1` elements,
-    rarest by how many sets hold them); a pair that similar shares an element of their prefixes,
-    and one of at least `ceil(t n)` elements is compared whole."""
-    frequency = Counter(x for s in sets.values() for x in s)
-    index: dict[str, list[str]] = {}
+    rarest by how many sets hold them, then by value); a pair that similar shares an element of
+    their prefixes, and one of at least `ceil(t n)` elements is compared whole. An element of one
+    set alone is rarest of all and meets no other set: a set whose prefix holds only such
+    elements is neither looked up nor indexed."""
+    seen: set[int] = set()
+    again: set[int] = set()  # the elements of two sets or more
+    for elements in sets.values():
+        again |= elements & seen
+        seen |= elements
+    frequency = Counter(chain.from_iterable(elements & again for elements in sets.values()))
+    index: dict[int, list[str]] = {}
     found = []
     for name in sorted(sets, key=lambda d: len(sets[d])):
         mine = sets[name]
         need = -(-threshold.numerator * len(mine) // threshold.denominator)  # ceil(t n), in integers
-        prefix = sorted(mine, key=lambda x: (frequency[x], x))[: len(mine) - need + 1]
+        shared = mine & again
+        length = len(shared) - need + 1  # the prefix past the elements alone (rarest: first)
         compared: set[str] = set()
-        for x in prefix:
+        for x in sorted(shared, key=lambda x: (frequency[x], x))[: max(length, 0)]:
             for other in index.get(x, ()):
                 theirs = sets[other]
                 if other in compared or len(theirs) < need:
