@@ -88,7 +88,8 @@ async def test_d_gives_the_duplicates_my_grade_one_event_each_after_asking(size:
         said = str(_screen(app).query_one("#saved").render())
         assert said == "gave 2 duplicates of d6 your grade 2: d7, d8"
         assert _line(app) == (
-            f"same text as d7, which you graded 2 (relevant) · near-duplicate of d8 ({near}%), which you graded 2 (relevant)"
+            "same text as d7, which you graded 2 (relevant) · "
+            f"near-duplicate of d8 ({near}%), which you graded 2 (relevant)"
         )
         await pilot.press("D")  # nothing left to give
         assert not isinstance(app.screen, ConfirmScreen)

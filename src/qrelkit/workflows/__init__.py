@@ -9,6 +9,7 @@
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
     judging     a judging session: documents, judging, adjudication
     disagreements  the pairs whose assessors disagree, most urgent first (adjudication)
+    duplicates  the same text and near duplicates within a query; one grade given to them (`D`)
     evidence    the passage an assessor marks as the evidence for their vote (`m`)
     leasing     where an assessor goes next; the leases that keep two off one document
     pacing      seconds per document (idle left out), time left, judged today, breaks
@@ -52,6 +53,7 @@ MODULES = (
     "compare",
     "demo",
     "disagreements",
+    "duplicates",
     "evidence",
     "exporting",
     "flags",

@@ -20,10 +20,9 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from heapq import nsmallest
-from itertools import chain
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from itertools import chain
 
 from .. import resolution
 from ..errors import NotInGoldenSet, StoreBusy
@@ -53,7 +52,7 @@ def _shingles(normalised: str) -> Iterable[Shingle]:
     words = normalised.split(" ") if normalised else []
     if len(words) <= SHINGLE_WORDS:
         return [tuple(words)] if words else []
-    return zip(*(words[i:] for i in range(SHINGLE_WORDS)))
+    return zip(*(words[i:] for i in range(SHINGLE_WORDS)), strict=False)  # the shorter slices end it
 
 
 def hashed_shingles(normalised: str) -> frozenset[int]:

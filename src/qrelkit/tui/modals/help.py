@@ -33,6 +33,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("c", "context: the pooled runs' rank and score of the document (off: blind)"),
             ("!", "flag the query for its owner: cannot judge / bad query (no vote)"),
             ("l", "your last five decisions; enter goes back to one"),
+            ("D", "give the document's duplicates (same or near-same text) your grade on it"),
             ("b", "dismiss the break reminder (a new stretch of work starts)"),
             ("esc", "back to the query list"),
         ],

@@ -7,6 +7,7 @@
     note_panel     the note box under the document: one's own note, written, edited, withdrawn
     session_panel  this session's judgments, pace, documents left, today, a grade being typed
     context_line   the pooled runs' ranks and scores of the document (`c`)
+    duplicates_line  the document's duplicates in the query, with one's own vote on each (`D`)
     scale_bar      the key bar, the scale's grades first
     tiles          the dashboard's two tiles
 
