@@ -129,7 +129,8 @@ class Log(Part):
         seqs: list[int] = []
         for at in range(0, len(events), 500):
             batch = events[at : at + 500]
-            values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(batch))
+            row = "(" + ", ".join("?" * (EVENT_COLUMNS.count(",") + 2)) + ")"  # the columns and `source`
+            values = ", ".join([row] * len(batch))
             params = [x for e in batch for x in (*event_row(e), None)]
             sql = f"INSERT INTO judgments({EVENT_COLUMNS}, source) VALUES {values} RETURNING seq"
             seqs.extend(sorted(int(r[0]) for r in self.conn.execute(sql, params).fetchall()))
