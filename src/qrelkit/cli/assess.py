@@ -26,7 +26,7 @@ and is not asked again (the hit rate is printed): a stopped run goes on where it
 
 
 @click.command(help=HELP)
-@click.option("--judge", type=click.Choice(sorted(workflow.JUDGES)), required=True, help="The machine assessor.")
+@click.option("--judge", metavar="NAME", required=True, help=f"The machine assessor: {', '.join(workflow.JUDGES)}.")
 @click.option(
     "--pairs",
     type=click.Choice(workflow.PAIR_SETS),
