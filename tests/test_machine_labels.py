@@ -30,7 +30,7 @@ DOCS = [
     {"id": "d5", "title": "Reading", "text": "open the file for reading"},
     {"id": "d6", "title": "Modes", "text": "file modes: r for reading"},
 ]
-EVENTS = [  # d1: ann and bob disagree (agreement, adjudication); d2: grade 0; d3: a skip
+EVENTS: list[dict[str, object]] = [  # d1: ann and bob disagree (agreement, adjudication); d2: grade 0; d3: a skip
     {"query_id": "q1", "doc_id": "d1", "state": "graded", "grade": 2, "assessor": "ann"},
     {"query_id": "q1", "doc_id": "d1", "state": "graded", "grade": 1, "assessor": "bob"},
     {"query_id": "q1", "doc_id": "d2", "state": "graded", "grade": 0, "assessor": "ann"},

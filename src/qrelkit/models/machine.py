@@ -55,7 +55,7 @@ def check_label_set(labels: str, machine_assessor: str | None) -> LabelSet:
             "--machine-assessor chooses machine labels, but --labels is human",
             "add --labels machine or --labels human+machine",
         )
-    return labels  # type: ignore[return-value]  # checked against LABEL_SETS above
+    return labels
 
 
 class MachineLabel(_Model):

@@ -39,7 +39,7 @@ from .folders import (
     read_as_is,
     read_manifest,
 )
-from .snapshot import Snapshot, content_hash_of, counts_of, labels_json_bytes
+from .snapshot import LabelSetKey, Snapshot, content_hash_of, counts_of, labels_json_bytes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -234,7 +234,9 @@ def _read_events(folder: Path, c: Checked, *, keep: bool) -> None:
     if kind == "human" and graded != labels:
         policy = c.info.label_policy
         c.problems.append(f"{MANIFEST}: label_policy {policy!r} does not resolve {name} to qrels.txt")
-    elif kind == "human+machine" and not resolution.holds_human_labels(labels, graded, c.skipped):
+    elif kind == "human+machine" and not resolution.holds_human_labels(
+        labels, [(q, d, g) for q, d, g in graded if g is not None], c.skipped
+    ):
         policy = c.info.label_policy
         c.problems.append(f"{MANIFEST}: qrels.txt does not hold the labels {policy!r} resolves {name} to")
 
@@ -270,7 +272,7 @@ def _check_manifest(c: Checked) -> None:
         c.problems.append(CONTENT_MISMATCH)
 
 
-def _label_set(manifest: Manifest) -> tuple[str, str | None]:
+def _label_set(manifest: Manifest) -> LabelSetKey:
     """Which labels a version's qrels.txt holds, as its content hash covers them."""
     return manifest.labels, manifest.machine_assessor
 

@@ -26,8 +26,9 @@ from ..models import (
     Query,
     StratumCounts,
 )
+from ..models.machine import LabelSet
 
-LabelSetKey = tuple[str, str | None]
+LabelSetKey = tuple[LabelSet, str | None]
 """(label set, machine assessor) of a content: `("human", None)`, `("human+machine", "lexical")`."""
 HUMAN_LABELS: LabelSetKey = ("human", None)
 
