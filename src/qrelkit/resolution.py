@@ -121,3 +121,31 @@ def resolve_events(
 def graded_votes(votes: Iterable[Vote]) -> dict[str, int]:
     """Assessor -> grade of the graded votes (skips and clears left out)."""
     return {v.assessor: v.grade for v in votes if v.state == "graded" and v.grade is not None}
+
+
+LabelRow = tuple[str, str, int]
+
+
+def fill_holes(
+    human: Iterable[LabelRow], skipped: Iterable[tuple[str, str]], machine: Iterable[LabelRow]
+) -> list[LabelRow]:
+    """The `human+machine` labels, sorted by (query, doc): every human label as it resolved, and a
+    machine grade (of a reply that parsed) on each pair no human labeled. A pair humans skipped
+    stays skipped: a machine grade never fills a skip. Grade 0 is a label like any other (a human
+    0 is never replaced). The one rule of `--labels human+machine`, for scores, exports, freezes
+    and the check of a frozen version (`holds_human_labels`)."""
+    merged = {(q, d): g for q, d, g in human}
+    held = merged.keys() | set(skipped)
+    for q, d, g in machine:
+        if (q, d) not in held:
+            merged[(q, d)] = g
+    return sorted((q, d, g) for (q, d), g in merged.items())
+
+
+def holds_human_labels(
+    labels: Iterable[LabelRow], human: Iterable[LabelRow], skipped: Iterable[tuple[str, str]]
+) -> bool:
+    """Whether `labels` could be `fill_holes` of these human labels and skips: each human label
+    with its grade, no skipped pair labeled (the machine's grades fill the rest)."""
+    have = {(q, d): g for q, d, g in labels}
+    return all(have.get((q, d)) == g for q, d, g in human) and not any(pair in have for pair in skipped)

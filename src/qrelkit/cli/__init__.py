@@ -12,6 +12,7 @@ the terminal UI's, found through the `qrelkit.commands` entry point.
     label_studio.py  import / export label-studio
     status.py    status, agreement
     pooling.py   pool, queue, assign
+    assess.py    assess: machine assessors' labels (kept apart from the human log)
     export.py    export qrels / judgments (and hub)
     hub.py       export hub, import hub: Hugging Face dataset folders (added to those two groups)
     score.py     score

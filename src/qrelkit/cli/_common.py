@@ -204,6 +204,22 @@ def source_options(f: F) -> F:
     )(f)
 
 
+def labels_options(f: F) -> F:
+    """--labels human|machine|human+machine and --machine-assessor NAME: which labels of the store
+    (`workflows.label_sets`)."""
+    f = click.option(
+        "--machine-assessor",
+        metavar="NAME",
+        help="Whose machine labels (lexical, llm:MODEL), when the store holds several machine assessors'.",
+    )(f)
+    return click.option(
+        "--labels",
+        type=click.Choice(["human", "machine", "human+machine"]),
+        help="Which labels: the humans' [default], one machine assessor's, or the humans' with the machine's"
+        " filling the pairs no human labeled (a human skip stays a skip).",
+    )(f)
+
+
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     """Several click decorators as one, applied top to bottom as if stacked over the function."""
 

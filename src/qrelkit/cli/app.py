@@ -26,6 +26,7 @@ COMMANDS = {
     "import": "imports",
     "status": "status",
     "agreement": "status",
+    "assess": "assess",
     "flags": "status",
     "pool": "pooling",
     "queue": "pooling",
@@ -48,6 +49,7 @@ imports (`tests/test_cli.py` holds this table equal to the modules)."""
 
 SUMMARIES = {
     "agreement": "Agreement between assessors (kappa, alpha) on shared pairs.",
+    "assess": "Label pairs with a machine assessor, apart from human labels.",
     "assign": "Have several assessors judge the same sampled pairs.",
     "compare": "Compare two runs, or a leaderboard, with paired tests.",
     "demo": "Load the bundled pydocs golden set and report on it.",

@@ -115,6 +115,11 @@ OPTIONS = options(
     click.option("--gate-pair", metavar="M1,M2", help="Exit 1 if the gain on one is less than the loss on the other."),
     click.option("--allow-mismatch", is_flag=True, help="Compare anyway, over the queries both share."),
     click.option(
+        "--allow-mixed-labels",
+        is_flag=True,
+        help="Compare a report scored with human labels against one scored with machine labels.",
+    ),
+    click.option(
         "--correction",
         type=click.Choice(CORRECTIONS),
         default="holm",
@@ -154,6 +159,7 @@ def compare(
     fail_if_worse: tuple[str, ...],
     gate_pair: str | None,
     allow_mismatch: bool,
+    allow_mixed_labels: bool,
     correction: Correction,
     as_leaderboard: bool,
     delta: float | None,
@@ -164,8 +170,8 @@ def compare(
         metrics=metrics, profile=profile, headline=headline, recall=recall, resamples=resamples, seed=seed,
         gates=[workflow.Gate.parse(g) for g in fail_if_worse],
         gate_pair=workflow.parse_gate_pair(gate_pair) if gate_pair is not None else None,
-        allow_mismatch=allow_mismatch, golden=golden, qrels=qrels, verify=verify, correction=correction,
-        max_grade=max_grade, relevance_level=relevance_level,
+        allow_mismatch=allow_mismatch, allow_mixed_labels=allow_mixed_labels, golden=golden, qrels=qrels,
+        verify=verify, correction=correction, max_grade=max_grade, relevance_level=relevance_level,
         leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, keep_unlabeled=keep_unlabeled,
         run_format=run_format,
     )  # fmt: skip

@@ -9,8 +9,8 @@ import click
 
 from ..formats import atomic_write
 from ..render.styles import data
-from ..workflows import exporting
-from ._common import check_out, err, format_option, open_store, out_option, say
+from ..workflows import exporting, label_sets
+from ._common import check_out, err, format_option, labels_options, open_store, out_option, say
 from .hub import export_hub
 from .label_studio import export_label_studio
 
@@ -24,16 +24,25 @@ def export() -> None:
 @export.command("qrels")
 @format_option("trec", "jsonl")
 @out_option
+@labels_options
 @click.pass_context
-def export_qrels(ctx: click.Context, fmt: exporting.QrelsFormat, out_path: Path | None) -> None:
-    """Current labels only: unlabeled and skipped pairs never appear (grade 0 does)."""
+def export_qrels(
+    ctx: click.Context,
+    fmt: exporting.QrelsFormat,
+    out_path: Path | None,
+    labels: str | None,
+    machine_assessor: str | None,
+) -> None:
+    """Current labels only: unlabeled and skipped pairs never appear (grade 0 does). The humans'
+    labels unless --labels asks for machine labels."""
     check_out(ctx, out_path)
     store = open_store(ctx)
+    chosen = label_sets.choose(store, labels or "human", machine_assessor)
     if out_path is None:
-        exporting.export_qrels(store, sys.stdout, fmt)
+        exporting.export_qrels(store, sys.stdout, fmt, chosen)
         return
     with atomic_write(out_path) as stream:
-        n = exporting.export_qrels(store, stream, fmt)
+        n = exporting.export_qrels(store, stream, fmt, chosen)
     say(f"wrote {n} labels to ", data(out_path), console=err)
 
 

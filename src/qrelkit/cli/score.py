@@ -18,6 +18,7 @@ from ._common import (
     check_out,
     emit,
     err,
+    labels_options,
     open_store,
     options,
     out_option,
@@ -124,6 +125,7 @@ REFERENCE_OPTION = click.option(
 OPTIONS = options(
     click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path)),
     source_options,
+    labels_options,
     METRICS_OPTION,
     click.option("--profile", help="Use a scoring profile's metrics and strata."),
     click.option("--per-query", is_flag=True, help="Include every query's value, coverage and bounds."),
@@ -151,6 +153,8 @@ def score(
     verify: bool,
     max_grade: int | None,
     relevance_level: int | None,
+    labels: str | None,
+    machine_assessor: str | None,
     metrics: str | None,
     profile: str | None,
     per_query: bool,
@@ -167,7 +171,10 @@ def score(
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
     scale = {"max_grade": max_grade, "relevance_level": relevance_level}
-    source = sources.choose_source(store_opener(ctx), golden=golden, qrels=qrels, verify=verify, **scale)
+    source = sources.choose_source(
+        store_opener(ctx), golden=golden, qrels=qrels, verify=verify, labels=labels, machine_assessor=machine_assessor,
+        **scale,
+    )  # fmt: skip
     extra = scoring.trec_eval_counts() if fmt == "trec_eval" else []
     precision = score_precision or ("float32" if reference == "pytrec_eval" else "float64")
     chosen = sources.plan(

@@ -10,8 +10,8 @@ import click
 from ..errors import UsageError
 from ..models import MIN_AGREEMENT_PAIRS
 from ..render.styles import data
-from ..render.tables import agreement_table, flags_table, run_coverage_tables, status_table
-from ..workflows import assessors, pooling, setup
+from ..render.tables import agreement_table, flags_table, machine_table, run_coverage_tables, status_table
+from ..workflows import assess, assessors, pooling, setup
 from ..workflows import flags as flags_workflow
 from ._common import err, format_option, open_store, say, show, stratum_option
 
@@ -57,10 +57,17 @@ def status(
             "qrelkit status RUN... [-k 10] [--per-query]",
         )
     view = setup.overview(store)
+    machine = assess.machine_counts(store)
     if fmt == "json":
-        click.echo(view.status.model_dump_json(indent=2))
+        if not machine:  # as before machine labels existed
+            click.echo(view.status.model_dump_json(indent=2))
+            return
+        body = {**view.status.model_dump(mode="json"), "machine": [c.model_dump(mode="json") for c in machine]}
+        click.echo(json.dumps(body, indent=2, ensure_ascii=False))
         return
     show(status_table(view.status, view.scale))
+    if machine:
+        show(machine_table(machine))
     raised = flags_workflow.flag_count(store)
     if raised:
         say(f"{raised} flag(s) from assessors on queries that cannot be judged as they stand: `qrelkit flags`")

@@ -11,8 +11,8 @@ from .. import versioning
 from ..formats import atomic_write
 from ..render.styles import data
 from ..render.tables import diff_lines
-from ..workflows import versions
-from ._common import err, format_option, open_store, say, show
+from ..workflows import label_sets, versions
+from ._common import err, format_option, labels_options, open_store, say, show
 
 
 @click.command()
@@ -27,15 +27,29 @@ from ._common import err, format_option, open_store, say, show
     show_default=True,
     help="Folder of golden sets.",
 )
+@labels_options
 @click.pass_context
-def freeze(ctx: click.Context, name: str, version: str, note: str | None, out_dir: Path) -> None:
-    """Freeze the store as OUT/NAME/VERSION/: manifest, queries, documents, qrels, event log, pool."""
-    manifest = versions.freeze(open_store(ctx), out_dir, name, version, note=note)
+def freeze(
+    ctx: click.Context,
+    name: str,
+    version: str,
+    note: str | None,
+    out_dir: Path,
+    labels: str | None,
+    machine_assessor: str | None,
+) -> None:
+    """Freeze the store as OUT/NAME/VERSION/: manifest, queries, documents, qrels, event log, pool.
+    With --labels machine or human+machine, qrels.txt holds those labels and the manifest and
+    content hash say so; the event log stays the humans'."""
+    store = open_store(ctx)
+    chosen = label_sets.choose(store, labels or "human", machine_assessor)
+    manifest = versions.freeze(store, out_dir, name, version, note=note, labels=chosen)
     totals = manifest.counts["all"]
     say(
         "froze ", data(out_dir / name / version),
         f": {totals.queries} queries, {sum(totals.labels.values())} labels, {totals.skipped} skipped, "
         f"{totals.unlabeled} pooled unlabeled; content {manifest.content_hash[:19]}",
+        data(f"; labels {chosen.describe()}" if not chosen.human else ""),
         data(f" (parent {manifest.parent_version})" if manifest.parent_version else ""),
     )  # fmt: skip
 

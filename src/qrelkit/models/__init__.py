@@ -13,6 +13,7 @@ No IO, numpy or sqlite here.
     versions     manifests and version diffs
     judging      what the judging screens show
     leaderboard  many runs at once: leaderboards and sensitivity reports
+    machine      machine assessors' labels, their provenance, the label sets (`--labels`)
 """
 
 from .domain import (

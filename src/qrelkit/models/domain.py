@@ -55,10 +55,11 @@ AssessorKind = Literal["human", "machine"]
 
 
 def assessor_kind(assessor: str) -> AssessorKind:
-    """What kind of assessor `assessor` is. Every judgment qrelkit records today is a person's
-    (the judging screen, imported judgments and qrels): there are no machine labels yet. The one
-    place that says so: a machine-assessor feature changes this function, and every export that
-    reports an assessor kind (`export hub`'s `labels` config) follows."""
+    """What kind of assessor made an event of the judgment log: always a person (the judging
+    screen, imported judgments and qrels). Machine labels (`qrelkit assess`) are never events of
+    the log: they live apart (`storage.machine`, `models.machine`), and `export hub` refuses a
+    version frozen with them, so every export that reports an assessor kind (`export hub`'s
+    `labels` config) still reports people only. The one place that says so."""
     del assessor
     return "human"
 

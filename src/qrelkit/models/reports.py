@@ -15,6 +15,7 @@ from .domain import (
     interval_direction,
 )
 from .judging import PairNote
+from .machine import LabelSet
 
 # -- score reports ------------------------------------------------------------------------------
 
@@ -44,6 +45,10 @@ class GoldenFingerprint(_Model):
     version: str | None
     """None for a working store that was not frozen."""
     content_hash: str
+    labels: LabelSet = Field(default="human", exclude_if=lambda v: v == "human")
+    """Which labels the numbers were computed with (`--labels`); left out of the JSON when human."""
+    machine_assessor: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Whose machine labels (`lexical`, `llm:MODEL`), when they were used."""
 
 
 class FileFingerprint(_Model):

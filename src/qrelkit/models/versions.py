@@ -17,6 +17,7 @@ from .domain import (
     Weight,
     _Model,
 )
+from .machine import LabelSet
 
 # -- frozen versions ----------------------------------------------------------------------------
 
@@ -51,7 +52,12 @@ class Manifest(_Model):
     documents_sha256: str
     """Order-independent hash of the documents (see `versioning.documents_hash`)."""
     content_hash: str
-    """Canonical hash of documents, queries, labels, strata, weights, scale and profiles."""
+    """Canonical hash of documents, queries, labels, strata, weights, scale and profiles (and of
+    the label set, when it is not human)."""
+    labels: LabelSet = Field(default="human", exclude_if=lambda v: v == "human")
+    """Which labels qrels.txt holds (`freeze --labels`); left out of the manifest when human."""
+    machine_assessor: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Whose machine labels qrels.txt holds, when it holds any."""
 
 
 class QueryChanges(_Model):

@@ -121,7 +121,9 @@ def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
 def _against(rep: ScoreReport) -> Text:
     fp = rep.fingerprint
     if fp.golden:
-        return data(f"{fp.golden.name} ({fp.golden.version or 'working copy'}, {fp.golden.content_hash[:19]})")
+        g = fp.golden
+        labels = "" if g.labels == "human" else f", {g.labels} labels: {g.machine_assessor}"
+        return data(f"{g.name} ({g.version or 'working copy'}, {g.content_hash[:19]}{labels})")
     return data(fp.qrels.name if fp.qrels else "?")
 
 

@@ -22,6 +22,7 @@ from ..models import (
     StoreStatus,
     VersionDiff,
 )
+from ..models.machine import MachineCount
 from .styles import column, data, number, percent
 
 
@@ -191,4 +192,12 @@ def flags_table(found: Sequence[Flag]) -> Table:
     for flag in found:
         when = flag.timestamp.strftime("%Y-%m-%d %H:%M") if flag.timestamp else "-"
         table.add_row(data(flag.query_id), data(flag.doc_id or "-"), data(flag.assessor), when, data(flag.reason))
+    return table
+
+
+def machine_table(counts: Sequence[MachineCount]) -> Table:
+    """Machine labels per assessor and parse status (kept apart: none is in the table above)."""
+    table = Table("machine assessor", "status", "pairs", "rows", title="machine labels (apart from the human labels)")
+    for c in counts:
+        table.add_row(data(c.assessor), c.status, f"{c.pairs:,}", f"{c.rows:,}")
     return table

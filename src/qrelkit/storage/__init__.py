@@ -22,6 +22,7 @@ workflows (`qrelkit.workflows`) compose it with them.
     removals.py  store.removals   removing strata, queries, documents, profiles (recorded)
     tokens.py    store.tokens     access tokens of `qrelkit serve` (hashed)
     flags.py     store.flags      assessors' flags on queries, for their owner
+    machine.py   store.machine    machine assessors' labels and provenance (never in the log)
 """
 
 from .imports import JudgmentsImported, UnknownQueries

@@ -193,6 +193,38 @@ def evidence_passages(conn: sqlite3.Connection) -> None:
     _run(conn, 'ALTER TABLE "judgments" ADD COLUMN "evidence" TEXT')
 
 
+def machine_labels(conn: sqlite3.Connection) -> None:
+    """Machine assessors' labels (`qrelkit assess`), apart from the human judgment log: one
+    append-only row per label with its provenance; the latest row of an assessor's pair counts.
+    A grade only when the reply parsed (`status = 'ok'`); `cache_key` finds a question asked before."""
+    _run(
+        conn,
+        """CREATE TABLE "machine_labels" (
+            "seq" INTEGER PRIMARY KEY,
+            "assessor" TEXT NOT NULL,
+            "query_id" TEXT NOT NULL,
+            "doc_id" TEXT NOT NULL,
+            "grade" INTEGER,
+            "status" TEXT NOT NULL CHECK ("status" IN ('ok', 'unparsed', 'refused', 'error')),
+            "ts" TEXT NOT NULL,
+            "model" TEXT,
+            "endpoint_host" TEXT,
+            "parameters" TEXT NOT NULL,
+            "template_sha256" TEXT NOT NULL,
+            "prompt_sha256" TEXT NOT NULL,
+            "reply" TEXT,
+            "latency" REAL,
+            "tokens_in" INTEGER,
+            "tokens_out" INTEGER,
+            "cost" REAL,
+            "cache_key" TEXT NOT NULL,
+            CHECK (("status" = 'ok') = ("grade" IS NOT NULL))
+        )""",
+        'CREATE INDEX "idx_machine_labels_assessor_pair" ON "machine_labels" ("assessor", "query_id", "doc_id", "seq")',
+        'CREATE INDEX "idx_machine_labels_cache_key" ON "machine_labels" ("cache_key")',
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
@@ -209,6 +241,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     one_lease_each,
     assessor_day,
     evidence_passages,
+    machine_labels,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -3,7 +3,7 @@ parts it is made of.
 
 A store is composed of parts, one per concern, each with its own methods over the one connection
 they share: `store.settings`, `store.imports`, `store.log`, `store.pool`, `store.counts`,
-`store.reads`, `store.reports`, `store.leases`, `store.removals`, `store.tokens`, `store.flags`.
+`store.reads`, `store.reports`, `store.leases`, `store.removals`, `store.tokens`, `store.flags`, `store.machine`.
 The store itself only opens, closes and hands out connections and transactions."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .flags import Flags
 from .imports import Imports
 from .leases import Leases
 from .log import Log
+from .machine import MachineLabels
 from .pool import Pool
 from .reads import Reads
 from .removals import Removals
@@ -63,6 +64,8 @@ class Store:
         """Access tokens of `qrelkit serve` (hashed)."""
         self.flags = Flags(db)
         """Assessors' flags on queries, for their owner."""
+        self.machine = MachineLabels(db)
+        """Machine assessors' labels and their provenance, apart from the judgment log."""
 
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """One write transaction over every part: the block commits together or not at all."""

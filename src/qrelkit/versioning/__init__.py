@@ -11,7 +11,7 @@ This face re-exports their public names.
 """
 
 from .check import read, verify
-from .diff import comparability, diff
+from .diff import comparability, diff, labels_of, mixed_labels
 from .folders import CONTENT_MISMATCH, FILES, MANIFEST, freeze, latest_version, read_manifest
 from .labels import VersionLabels, read_labels
 from .snapshot import Snapshot, content_hash, documents_hash
@@ -24,6 +24,8 @@ __all__ = [
     "MANIFEST",
     "Snapshot",
     "comparability",
+    "labels_of",
+    "mixed_labels",
     "content_hash",
     "diff",
     "documents_hash",

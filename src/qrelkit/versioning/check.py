@@ -39,7 +39,7 @@ from .folders import (
     read_as_is,
     read_manifest,
 )
-from .snapshot import Snapshot, content_hash_of, counts_of, labels_json_bytes
+from .snapshot import LabelSetKey, Snapshot, content_hash_of, counts_of, labels_json_bytes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -221,6 +221,7 @@ def _read_events(folder: Path, c: Checked, *, keep: bool) -> None:
             yield e
 
     resolved = resolution.resolve_events(events(), c.info.label_policy)
+    kind = c.manifest.labels
     c.problems += found
     _hashed(source, name, c)
     graded = sorted((q, d, g) for (q, d), (state, g) in resolved.items() if state is LabelState.GRADED)
@@ -230,9 +231,14 @@ def _read_events(folder: Path, c: Checked, *, keep: bool) -> None:
         return
     labels = list(zip([x.decode() for x in cols.query.tolist()], [x.decode() for x in cols.doc.tolist()],
                       [int(g) for g in cols.value.tolist()], strict=True))  # fmt: skip
-    if graded != labels:
+    if kind == "human" and graded != labels:
         policy = c.info.label_policy
         c.problems.append(f"{MANIFEST}: label_policy {policy!r} does not resolve {name} to qrels.txt")
+    elif kind == "human+machine" and not resolution.holds_human_labels(
+        labels, [(q, d, g) for q, d, g in graded if g is not None], c.skipped
+    ):
+        policy = c.info.label_policy
+        c.problems.append(f"{MANIFEST}: qrels.txt does not hold the labels {policy!r} resolves {name} to")
 
 
 def _read_unlabeled(folder: Path, c: Checked, *, keep: bool) -> None:
@@ -259,8 +265,16 @@ def _check_manifest(c: Checked) -> None:
     skipped = (q for q, _ in c.skipped)
     if counts_of(c.info, c.queries, labels, skipped, c.unlabeled_queries) != c.manifest.counts:
         c.problems.append(f"{MANIFEST}: counts do not match the files")
-    if content_hash_of(c.info, c.queries, _label_pieces(cols), c.manifest.documents_sha256) != c.manifest.content_hash:
+    found = content_hash_of(
+        c.info, c.queries, _label_pieces(cols), c.manifest.documents_sha256, label_set=_label_set(c.manifest)
+    )
+    if found != c.manifest.content_hash:
         c.problems.append(CONTENT_MISMATCH)
+
+
+def _label_set(manifest: Manifest) -> LabelSetKey:
+    """Which labels a version's qrels.txt holds, as its content hash covers them."""
+    return manifest.labels, manifest.machine_assessor
 
 
 def _label_pieces(cols: Columns, size: int = 10_000) -> Iterator[bytes]:
@@ -313,7 +327,8 @@ def _hashed_only(folder: Path) -> Checked:
         elif _file_digest(folder / name) != c.manifest.files[name]:
             c.problems.append(f"{name}: changed (sha256 differs from the manifest)")
     pieces = _label_pieces(c.labels)
-    if content_hash_of(c.info, c.queries, pieces, c.manifest.documents_sha256) != c.manifest.content_hash:
+    found = content_hash_of(c.info, c.queries, pieces, c.manifest.documents_sha256, label_set=_label_set(c.manifest))
+    if found != c.manifest.content_hash:
         c.problems.append(CONTENT_MISMATCH)
     return c
 
@@ -338,7 +353,9 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         Label.model_construct(query_id=q.decode(), doc_id=d.decode(), grade=int(g))
         for q, d, g in zip(cols.query.tolist(), cols.doc.tolist(), cols.value.tolist(), strict=True)
     ]
-    return Snapshot(c.info, c.queries, c.documents, labels, c.events, c.unlabeled, c.skipped)
+    return Snapshot(
+        c.info, c.queries, c.documents, labels, c.events, c.unlabeled, c.skipped, label_set=_label_set(c.manifest)
+    )
 
 
 check_folder = check

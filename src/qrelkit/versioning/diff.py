@@ -101,6 +101,21 @@ def _document_changes(a: Snapshot, b: Snapshot) -> DocumentChanges:
     )
 
 
+def labels_of(report: ScoreReport) -> str:
+    """Which labels a report was scored with: `human` (also a qrels file's), `machine (lexical)`,
+    `human+machine (llm:m)`."""
+    golden = report.fingerprint.golden
+    if golden is None or golden.labels == "human":
+        return "human"
+    return f"{golden.labels} ({golden.machine_assessor})"
+
+
+def mixed_labels(a: ScoreReport, b: ScoreReport) -> str | None:
+    """Why two reports' labels differ (one human, one with a machine's; or two machines'), or None."""
+    la, lb = labels_of(a), labels_of(b)
+    return None if la == lb else f"labels differ ({la} vs {lb})"
+
+
 def comparability(a: ScoreReport, b: ScoreReport) -> list[str]:
     """Why the numbers of two reports cannot be compared (empty when they can): other golden
     content, metrics, relevance threshold, tie or query policy, or (when both hold per-query

@@ -147,6 +147,8 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
             files={f: _file_digest(tmp / f) for f in FILES},
             documents_sha256=documents_hash(snapshot.documents),
             content_hash=snapshot.content_hash(),
+            labels=snapshot.label_set[0],
+            machine_assessor=snapshot.label_set[1],
         )
         (tmp / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
         os.rename(tmp, target)  # atomic on one file system; fails if target appeared meanwhile
@@ -231,6 +233,7 @@ def read_as_is(folder: Path) -> Snapshot:
         events=events,
         unlabeled=parsed["unlabeled.jsonl"],
         skipped=sorted(k for k, (state, _) in resolved.items() if state is LabelState.SKIPPED),
+        label_set=(manifest.labels, manifest.machine_assessor),
     )
 
 

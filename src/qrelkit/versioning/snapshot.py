@@ -26,6 +26,11 @@ from ..models import (
     Query,
     StratumCounts,
 )
+from ..models.machine import LabelSet
+
+LabelSetKey = tuple[LabelSet, str | None]
+"""(label set, machine assessor) of a content: `("human", None)`, `("human+machine", "lexical")`."""
+HUMAN_LABELS: LabelSetKey = ("human", None)
 
 
 def _canonical(obj: Any) -> bytes:
@@ -72,15 +77,18 @@ def content_hash(
     docs_hash: str,
     *,
     presorted: bool = False,
+    label_set: LabelSetKey = HUMAN_LABELS,
 ) -> str:
     """The canonical content hash, prefixed `sha256:`; `labels` as (query, doc, grade) rows.
 
     The hashed bytes are the canonical JSON of {documents, labels, profiles, queries, scale,
     strata} (keys sorted, compact separators, labels and queries sorted). With `presorted` the
     labels arrive sorted by (query, doc) and stream into the hash (the same bytes as sorting
-    them first; a store's million labels never sit in memory together)."""
+    them first; a store's million labels never sit in memory together). `label_set`: which labels
+    they are (`LabelSetKey`)."""
     rows = labels if presorted else sorted((q, d, g) for q, d, g in labels)
-    return content_hash_of(info, queries, (labels_json(batch) for batch in _batches(rows, 10_000)), docs_hash)
+    pieces = (labels_json(batch) for batch in _batches(rows, 10_000))
+    return content_hash_of(info, queries, pieces, docs_hash, label_set=label_set)
 
 
 def labels_json(batch: list[tuple[str, str, int]]) -> bytes:
@@ -101,10 +109,23 @@ def labels_json_bytes(query: list[bytes], doc: list[bytes], grade: list[int]) ->
     return b",".join([b'["%s","%s",%d]' % row for row in zip(query, doc, grade, strict=True)])
 
 
-def content_hash_of(info: GoldenSetInfo, queries: Iterable[Query], labels: Iterable[bytes], docs_hash: str) -> str:
-    """`content_hash` with the labels given as `labels_json` pieces, in (query, doc) order."""
+def content_hash_of(
+    info: GoldenSetInfo,
+    queries: Iterable[Query],
+    labels: Iterable[bytes],
+    docs_hash: str,
+    *,
+    label_set: LabelSetKey = HUMAN_LABELS,
+) -> str:
+    """`content_hash` with the labels given as `labels_json` pieces, in (query, doc) order. Human
+    labels hash as they always have; other labels add `label_set` {labels, machine_assessor}
+    (its key sorts before `labels`), so that no machine-label content passes for human."""
     h = hashlib.sha256()
-    h.update(b'{"documents":' + _canonical(docs_hash) + b',"labels":[')
+    h.update(b'{"documents":' + _canonical(docs_hash))
+    if label_set != HUMAN_LABELS:
+        kind, assessor = label_set
+        h.update(b',"label_set":' + _canonical({"labels": kind, "machine_assessor": assessor}))
+    h.update(b',"labels":[')
     first = True
     for piece in labels:
         if piece:
@@ -135,10 +156,13 @@ class Snapshot:
     skipped: list[tuple[str, str]]
     labels_sorted: bool = False
     """Whether `labels` come sorted by (query, doc): then they stream, never sorted in memory."""
+    label_set: LabelSetKey = HUMAN_LABELS
+    """Which labels `labels` are: the humans' (resolved from `events`), or machine labels too."""
 
     def content_hash(self) -> str:
         rows = ((lab.query_id, lab.doc_id, lab.grade) for lab in self.labels)
-        return content_hash(self.info, self.queries, rows, documents_hash(self.documents), presorted=self.labels_sorted)
+        docs = documents_hash(self.documents)
+        return content_hash(self.info, self.queries, rows, docs, presorted=self.labels_sorted, label_set=self.label_set)
 
     def counts(self) -> dict[str, StratumCounts]:
         """Stratum -> counts of queries, labels by grade, skipped and unlabeled pairs; `all` holds the totals."""

@@ -19,6 +19,8 @@
     versions    snapshot, freeze, load a version
     importing   queries, documents, qrels, judgments, BEIR
     exporting   labels, the event log
+    label_sets  which labels (--labels human|machine|human+machine): the one fill rule's edge
+    assess      machine assessors label pairs (`qrelkit assess`): judges, the cache, resuming
     hub         a frozen version as a Hugging Face dataset folder (`export hub`)
     hub_import  a Hugging Face / MTEB / BEIR dataset folder into the store (`import hub`)
     saved       reports kept in the store (`--save`): keep, list, read back
@@ -48,6 +50,7 @@ from importlib import import_module
 from typing import Any
 
 MODULES = (
+    "assess",
     "assessors",
     "browsing",
     "compare",
@@ -64,6 +67,7 @@ MODULES = (
     "irds",
     "label_studio",
     "judging",
+    "label_sets",
     "leasing",
     "outputs",
     "pacing",

@@ -70,6 +70,9 @@ class CompareOptions:
     gates: Sequence[Gate] = ()
     gate_pair: tuple[str, str] | None = None
     allow_mismatch: bool = False
+    allow_mixed_labels: bool = False
+    """Compare a report scored with human labels and one scored with machine labels (or two
+    machines'): refused otherwise, as the labels decide the numbers."""
     golden: Path | None = None
     qrels: Path | None = None
     verify: bool = True
@@ -193,9 +196,7 @@ def refuse_resamples_past_memory(resamples: int, metrics: int, runs: int) -> Non
 def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> CompareOutcome:
     from ..scoring import paired
 
-    mismatches = versioning.comparability(base, cand)
-    if mismatches and not opts.allow_mismatch:
-        raise UsageError("not comparable: " + "; ".join(mismatches), "pass --allow-mismatch to compare anyway")
+    mismatches = refuse_mismatches(base, cand, opts)
     headline, recall = parse_measure(opts.headline).name, parse_measure(opts.recall).name
     wanted = merge(opts.metrics, _extra(opts)) if opts.metrics else None  # None: every measure both share
     _check_gated(opts, base, cand)
@@ -208,6 +209,28 @@ def _pairwise(base: ScoreReport, cand: ScoreReport, opts: CompareOptions) -> Com
     if opts.gate_pair and (f := gate_pair(comparison, *opts.gate_pair)):
         failures.append(f)
     return CompareOutcome(comparison=comparison, mismatches=mismatches, failures=failures)
+
+
+def refuse_mismatches(a: ScoreReport, b: ScoreReport, opts: CompareOptions, which: str = "") -> list[str]:
+    """What makes two reports not strictly comparable, refused unless allowed: labels of another
+    kind (human against machine) unless --allow-mixed-labels, then the rest unless --allow-mismatch.
+    Labels that differ make the golden content differ too: allowed mixed labels, that difference
+    is theirs, reported and not refused again."""
+    found = versioning.comparability(a, b)
+    mixed = versioning.mixed_labels(a, b)
+    if mixed is None:
+        if found and not opts.allow_mismatch:
+            raise UsageError(f"not comparable: {which}" + "; ".join(found), "pass --allow-mismatch to compare anyway")
+        return found
+    if not opts.allow_mixed_labels:
+        raise UsageError(
+            f"not comparable: {which}{mixed}: a score under machine labels is not a score under human labels",
+            "pass --allow-mixed-labels to compare them anyway",
+        )
+    rest = [m for m in found if not m.startswith("golden content differs")]
+    if rest and not opts.allow_mismatch:
+        raise UsageError(f"not comparable: {which}" + "; ".join(rest), "pass --allow-mismatch to compare anyway")
+    return [mixed, *found]
 
 
 def _check_gated(opts: CompareOptions, base: ScoreReport, cand: ScoreReport) -> None:
@@ -272,10 +295,8 @@ def _leaderboard(reports: Sequence[ScoreReport], opts: CompareOptions) -> Leader
     mismatches = [
         f"{names[0]} vs {names[j]}: {m}"
         for j in range(1, len(reports))
-        for m in versioning.comparability(reports[0], reports[j])
+        for m in refuse_mismatches(reports[0], reports[j], opts, f"{names[0]} vs {names[j]}: ")
     ]
-    if mismatches and not opts.allow_mismatch:
-        raise UsageError("not comparable: " + "; ".join(mismatches), "pass --allow-mismatch to compare anyway")
     for j in range(1, len(reports)):
         _check_gated(opts, reports[0], reports[j])
     wanted = merge(opts.metrics, _extra(opts)) if opts.metrics else None
@@ -313,11 +334,7 @@ def sensitivity(paths: Sequence[Path], opts: CompareOptions, open_store: Callabl
     reports = _inputs(paths, opts, open_store)
     names = run_names(reports)
     for j in range(1, len(reports)):
-        found = versioning.comparability(reports[0], reports[j])
-        if found and not opts.allow_mismatch:
-            raise UsageError(
-                f"not comparable: {names[0]} vs {names[j]}: " + "; ".join(found), "pass --allow-mismatch to go on"
-            )
+        refuse_mismatches(reports[0], reports[j], opts, f"{names[0]} vs {names[j]}: ")
     wanted = merge(opts.metrics, []) if opts.metrics else None
     table = leaderboard.align(reports, names, wanted)
     refuse_resamples_past_memory(opts.resamples, len(table.metrics), len(reports))

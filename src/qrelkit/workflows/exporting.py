@@ -8,14 +8,22 @@ from __future__ import annotations
 from typing import IO, Literal
 
 from ..formats import jsonl, trec
+from ..models import Label
 from ..storage import Store
+from .label_sets import HUMAN, LabelChoice, label_rows
 
 QrelsFormat = Literal["trec", "jsonl"]
 
 
-def export_qrels(store: Store, stream: IO[str], fmt: QrelsFormat = "trec") -> int:
-    """Write the current labels (grade 0 included; skipped and unlabeled pairs never); their count."""
-    labels = store.reads.labels()
+def export_qrels(store: Store, stream: IO[str], fmt: QrelsFormat = "trec", labels_of: LabelChoice = HUMAN) -> int:
+    """Write the current labels (grade 0 included; skipped and unlabeled pairs never), the humans'
+    or those `labels_of` chooses (`label_sets`); their count."""
+    if labels_of.human:
+        labels = store.reads.labels()
+    else:
+        with store.read_transaction():
+            rows = label_rows(store, labels_of)
+        labels = [Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in rows]
     return trec.write_qrels(labels, stream) if fmt == "trec" else jsonl.write_models(labels, stream)
 
 

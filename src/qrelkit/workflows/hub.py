@@ -66,10 +66,16 @@ def export_hub(
     if not LICENSE.fullmatch(license):
         raise UsageError(f"--license {license!r:.40} is not a licence identifier", "e.g. cc-by-4.0, mit, other")
     _check_out(version, out, store=store, force=force)
+    manifest = versioning.read_manifest(version)
+    if manifest.labels != "human":  # `import hub` would take them for human labels
+        raise UsageError(
+            f"{version} was frozen with {manifest.labels} labels ({manifest.machine_assessor}): export hub writes "
+            "human-label versions only, for now",
+            "freeze the store again without --labels, and export that version",
+        )
     if fmt == "parquet":
         hub.pyarrow_parquet()  # before reading anything: say what to install
     snap = versioning.read(version, check=True)
-    manifest = versioning.read_manifest(version)
     _refuse_empty(snap, version)
     stratum_of = {q.id: q.stratum for q in snap.queries}
     labels = sorted((lab.query_id, lab.doc_id, lab.grade) for lab in snap.labels)

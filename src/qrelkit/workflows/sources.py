@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from ..formats.columns import Columns
     from ..storage import Store
+    from .label_sets import LabelChoice
 
 
 @dataclass(frozen=True)
@@ -43,18 +44,22 @@ class ScoringSource:
     which has no scale (`rel` may then be any grade, as trec_eval -l)."""
 
     @classmethod
-    def from_store(cls, store: Store, version: str | None = None) -> ScoringSource:
-        """The store's current labels (its working copy, or `version` when it was loaded from one)."""
+    def from_store(cls, store: Store, version: str | None = None, labels: LabelChoice | None = None) -> ScoringSource:
+        """The store's current labels (its working copy, or `version` when it was loaded from one):
+        the humans', or those `labels` chooses (`label_sets`)."""
         from .. import versioning  # loaded only when scoring the store or a version
         from ..formats.columns import Columns
+        from .label_sets import HUMAN, label_rows
 
+        choice = labels or HUMAN
         with store.read_transaction():
             info = store.settings.info()
             queries = store.reads.queries()
-            labels = store.reads.label_rows()
+            rows = label_rows(store, choice)
             docs = versioning.documents_hash(store.reads.documents())
+        label_set = (choice.labels, choice.machine_assessor)
         return cls(
-            labels=Columns.from_rows(labels, integer=True),
+            labels=Columns.from_rows(rows, integer=True),
             labels_hash=None,
             queries=[q.id for q in queries],
             strata={q.id: q.stratum for q in queries},
@@ -63,7 +68,9 @@ class ScoringSource:
                 name=info.name,
                 version=version,
                 # label_rows come sorted by (query, doc): the hash streams them as they are
-                content_hash=versioning.content_hash(info, queries, labels, docs, presorted=True),
+                content_hash=versioning.content_hash(info, queries, rows, docs, presorted=True, label_set=label_set),
+                labels=choice.labels,
+                machine_assessor=choice.machine_assessor,
             ),
             qrels=None,
             scale_of=info.name,
@@ -82,7 +89,13 @@ class ScoringSource:
             queries=[q.id for q in version.queries],
             strata={q.id: q.stratum for q in version.queries},
             info=version.info,
-            golden=GoldenFingerprint(name=manifest.name, version=manifest.version, content_hash=version.content_hash),
+            golden=GoldenFingerprint(
+                name=manifest.name,
+                version=manifest.version,
+                content_hash=version.content_hash,
+                labels=manifest.labels,
+                machine_assessor=manifest.machine_assessor,
+            ),  # fmt: skip
             qrels=None,
             scale_of=f"{manifest.name} {manifest.version}",
         )
@@ -169,16 +182,50 @@ def choose_source(
     verify: bool = True,
     max_grade: int | None = None,
     relevance_level: int | None = None,
+    labels: str | None = None,
+    machine_assessor: str | None = None,
 ) -> ScoringSource:
     """--qrels FILE, --golden FOLDER, or else the store (opened only then); `max_grade` and
     `relevance_level` (--max-grade, --relevance-level: trec_eval's -l) replace the scale's top
-    grade and relevance threshold (a qrels file's defaults: its top grade, 1; a golden set's: its own)."""
+    grade and relevance threshold (a qrels file's defaults: its top grade, 1; a golden set's: its own).
+    `labels` and `machine_assessor` (--labels, --machine-assessor) choose the store's labels
+    (`label_sets.choose`); a version holds the labels it was frozen with, and a qrels file's are
+    what they are: another choice there is refused."""
     if golden and qrels:
         raise UsageError("give --golden or --qrels, not both", "--golden scores against a frozen version")
     if qrels:
+        _refuse_labels_of_file(labels, machine_assessor)
         return ScoringSource.from_qrels(qrels, max_grade=max_grade, relevance_level=relevance_level)
-    source = ScoringSource.from_version(golden, check=verify) if golden else ScoringSource.from_store(open_store())
+    if golden:
+        source = ScoringSource.from_version(golden, check=verify)
+        _refuse_other_labels(source, labels, machine_assessor, golden)
+    else:
+        from .label_sets import choose
+
+        store = open_store()
+        source = ScoringSource.from_store(store, labels=choose(store, labels or "human", machine_assessor))
     return source.with_scale(max_grade=max_grade, relevance_level=relevance_level)
+
+
+def _refuse_labels_of_file(labels: str | None, machine_assessor: str | None) -> None:
+    if (labels not in (None, "human")) or machine_assessor is not None:
+        raise UsageError(
+            "--labels and --machine-assessor choose the store's labels; a qrels file holds the labels it holds",
+            "leave them out with --qrels, or score against the store",
+        )
+
+
+def _refuse_other_labels(source: ScoringSource, labels: str | None, assessor: str | None, folder: Path) -> None:
+    """A version scores with the labels it was frozen with: asking for others is refused."""
+    golden = source.golden
+    if golden is None or (labels is None and assessor is None):
+        return
+    if labels not in (None, golden.labels) or assessor not in (None, golden.machine_assessor):
+        held = golden.labels + (f" ({golden.machine_assessor})" if golden.machine_assessor else "")
+        raise UsageError(
+            f"{display(folder)} was frozen with {held} labels; --labels cannot choose others there",
+            "score against the store for other labels, or freeze a version with them",
+        )
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
 from ..models import STORE_MAX_GRADE, Label, Manifest, is_identifier
 from ..storage import Store
+from .label_sets import HUMAN, LabelChoice, label_rows, machine_pairs
 from .outputs import refuse_inside_version
 
 
@@ -20,9 +21,13 @@ def snapshot(store: Store) -> versioning.Snapshot:
         return _read(store, stream_events=False)
 
 
-def _read(store: Store, *, stream_events: bool) -> versioning.Snapshot:
+def _read(store: Store, *, stream_events: bool, labels: LabelChoice = HUMAN) -> versioning.Snapshot:
     """The snapshot, inside the caller's read transaction; with `stream_events` the event log is
-    an iterator over the cursor, to be written before the transaction ends."""
+    an iterator over the cursor, to be written before the transaction ends. With machine labels
+    (`labels`), qrels.txt holds the chosen labels and the pool leaves out the pairs they fill;
+    the event log stays the humans'."""
+    if not labels.human:
+        return _read_with_machine(store, labels, stream_events=stream_events)
     return versioning.Snapshot(
         info=store.settings.info(),
         queries=store.reads.queries(),
@@ -32,6 +37,22 @@ def _read(store: Store, *, stream_events: bool) -> versioning.Snapshot:
         unlabeled=store.pool.unlabeled(),
         skipped=store.reads.skipped(),
         labels_sorted=stream_events,
+    )
+
+
+def _read_with_machine(store: Store, labels: LabelChoice, *, stream_events: bool) -> versioning.Snapshot:
+    rows = label_rows(store, labels)
+    filled = machine_pairs(store, labels)
+    return versioning.Snapshot(
+        info=store.settings.info(),
+        queries=store.reads.queries(),
+        documents=list(store.reads.documents()),
+        labels=[Label.model_construct(query_id=q, doc_id=d, grade=g) for q, d, g in rows],
+        events=store.log.iter_events() if stream_events else store.log.events(),
+        unlabeled=[p for p in store.pool.unlabeled() if (p.query_id, p.doc_id) not in filled],
+        skipped=store.reads.skipped(),
+        labels_sorted=True,
+        label_set=(labels.labels, labels.machine_assessor),
     )
 
 
@@ -57,12 +78,16 @@ def check_name(name: str, version: str) -> None:
         )
 
 
-def freeze(store: Store, out: Path, name: str, version: str, *, note: str | None = None) -> Manifest:
-    """Freeze the store as `out/name/version/` (never inside another version)."""
+def freeze(
+    store: Store, out: Path, name: str, version: str, *, note: str | None = None, labels: LabelChoice = HUMAN
+) -> Manifest:
+    """Freeze the store as `out/name/version/` (never inside another version), with the humans'
+    labels or those `labels` chooses (recorded in the manifest and its content hash)."""
     check_name(name, version)
     refuse_inside_version(out / name, "--out")
     with store.read_transaction():  # one consistent read; the event log streams into the folder
-        return versioning.freeze(_read(store, stream_events=True), out, name, version, note=note)
+        snap = _read(store, stream_events=True, labels=labels)
+        return versioning.freeze(snap, out, name, version, note=note)
 
 
 def load_version(store: Store, folder: Path, *, check: bool = True) -> Manifest:
@@ -87,6 +112,12 @@ def _holds(store: Store, snap: versioning.Snapshot) -> bool:
 def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
     snap = versioning.read(folder, check=check)
     manifest = versioning.read_manifest(folder)
+    if manifest.labels != "human":
+        raise VersionError(
+            f"{folder}: frozen with {manifest.labels} labels ({manifest.machine_assessor}); a store holds the "
+            "human judgment log only, and machine labels are not loaded from a version",
+            f"score runs against it as it is: qrelkit score RUN --golden {folder}",
+        )
     if snap.info.scale.max_grade > STORE_MAX_GRADE:
         raise VersionError(
             f"{folder / 'manifest.json'}: its scale reaches grade {snap.info.scale.max_grade}; a store's scale "
