@@ -230,3 +230,22 @@ def test_a_human_vote_after_machine_labels_still_wins(run_cli: Cli) -> None:
         store.log.record(Judgment(query_id="q1", doc_id="d4", state=JudgmentState.GRADED, grade=3, assessor="ann"))
     rows = run_cli("export", "qrels", "--labels", "human+machine").output
     assert "q1 0 d4 3\n" in rows
+
+
+@pytest.mark.parametrize("name", ["lexical", "llm:gpt-4o", "llm:x"])
+def test_a_person_cannot_take_a_machine_assessors_name(
+    run_cli: Cli, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A human vote never reads as a machine's: the names machine assessors use are refused for
+    people, in a file's lines and wherever a name is given (here $QRELKIT_ASSESSOR)."""
+    _golden(run_cli)
+    line = json.dumps({"query_id": "q1", "doc_id": "d4", "state": "graded", "grade": 1, "assessor": name})
+    refused = run_cli("import", "judgments", str(run_cli.write("m.jsonl", line)), ok=False)
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    assert "m.jsonl:1" in refused.output and "machine assessor" in refused.output
+    monkeypatch.setenv("QRELKIT_ASSESSOR", name)
+    named = run_cli("judge", "--query", "q1", ok=False)
+    assert named.exit_code == 2 and "is not an assessor name" in named.output
+    assert "llm:" in named.output  # the hint names the rule
+    with Store.open(run_cli.db) as store:
+        assert name not in {e.assessor for e in store.log.query_events("q1", "d4")}

@@ -41,12 +41,24 @@ def is_identifier(text: str) -> bool:
     return 0 < len(text) <= 1024 and _ID.fullmatch(text) is not None
 
 
-Assessor = Identifier
+_MACHINE_NAME = re.compile(r"lexical|llm:.*", re.DOTALL)
+"""The names kept for machine assessors (`models.machine`: `lexical`, `llm:MODEL`)."""
+MACHINE_NAME_RULE = "'lexical' and names starting with 'llm:' are kept for machine assessors (qrelkit assess)"
+
+
+def _person(name: str) -> str:
+    if _MACHINE_NAME.fullmatch(name):
+        raise ValueError(f"{name!r:.60} is a machine assessor's name: {MACHINE_NAME_RULE}")
+    return name
+
+
+Assessor = Annotated[Identifier, AfterValidator(_person)]
 """An assessor's name follows the id rule: it is shown in tables, kept in exports and frozen
-versions, compared in assignments and agreement, so it must read as what it is."""
+versions, compared in assignments and agreement, so it must read as what it is. A person's name
+is never a machine assessor's (`lexical`, `llm:...`): a human vote cannot pass for a machine's."""
 ASSESSOR_RULE = (
     "an assessor name is one word of at most 1,024 characters: no white space or control characters, "
-    "not starting with '#'"
+    "not starting with '#', and not 'lexical' or 'llm:...' (machine assessors' names)"
 )
 
 
@@ -68,7 +80,7 @@ def check_assessor(name: str, given_as: str) -> str:
     """`name`, if it is an assessor name (`Assessor`); else a `UsageError` naming where it came
     from (`given_as`: `--assessor`, `$QRELKIT_ASSESSOR`, ...). The one check of every name given
     outside a file (a file's are its lines' `assessor` fields, checked as `Judgment.assessor`)."""
-    if not is_identifier(name):
+    if not is_identifier(name) or _MACHINE_NAME.fullmatch(name):
         raise UsageError(f"{given_as} {name!r:.60} is not an assessor name", ASSESSOR_RULE)
     return name
 
