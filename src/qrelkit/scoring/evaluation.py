@@ -245,7 +245,7 @@ def query_ids(columns: Columns) -> set[str]:
     if not len(q):
         return set()
     heads = q[np.flatnonzero(np.r_[True, q[1:] != q[:-1]])]  # rows come grouped by query: few heads to look at
-    return {x.decode("utf-8") for x in np.unique(heads).tolist()}
+    return {x.decode("utf-8") for x in heads.tolist()}  # a set: no np.unique (it imports numpy.ma)
 
 
 def split_unlabeled(qrels: Columns, queries: Sequence[str]) -> tuple[list[str], list[str]]:

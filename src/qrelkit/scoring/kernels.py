@@ -57,6 +57,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .arrays import ABSENT, UNLABELED, Ranked, condensed
+from .arrays import distinct as distinct_values
 from .kernel_base import (
     BoolArray,
     Bounded,
@@ -233,8 +234,8 @@ def _distinct_rows(a: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt
     counts fit one (several times faster)."""
     base = int(a.max(initial=0)) + 1
     if a.shape[1] * math.log2(base) >= 62:
-        distinct, which = np.unique(a, axis=0, return_inverse=True)
-        return distinct, which.ravel()
+        rows, which = np.unique(a, axis=0, return_inverse=True)
+        return rows, which.ravel()
     key = a @ (base ** np.arange(a.shape[1], dtype=np.int64))
     _, first, which = np.unique(key, return_index=True, return_inverse=True)
     return a[first], which.ravel()
@@ -275,7 +276,7 @@ def ndcg(r: Ranked, m: Measure) -> Bounded:
         rows = np.nonzero(too_many)[0]
         low[rows], high[rows] = _ndcg_outer(r, rows, gains, k, cum, dcg[rows], (unl[rows] * disc).sum(axis=1))
         exact[rows] = False
-    for u in np.unique(n_unl[open_ & ~too_many]):
+    for u in distinct_values(n_unl[open_ & ~too_many]):
         rows = np.nonzero(open_ & (n_unl == u))[0]
         u = int(u)
         # discounts at the unlabeled positions, in rank order (= descending discount)
