@@ -4,6 +4,7 @@ commands of every module of this package (plus `judge`, which the terminal UI re
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from pathlib import Path
@@ -228,4 +229,7 @@ def main() -> None:
     """The `qrelkit` program. SIGTERM is handled as Ctrl-C: a KeyboardInterrupt, so what a command
     was writing is cleaned up (temporary files and version folders) and it exits 130."""
     signal.signal(signal.SIGTERM, _terminated)
+    # qrelkit's models use no pydantic plugin, and looking for one reads every installed package's
+    # entry points (~30 ms, at the first model a command builds). A value set beforehand is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     cli(prog_name="qrelkit")
