@@ -63,7 +63,7 @@ def test_the_cli_draws_a_bar_on_a_terminal_after_the_delay(monkeypatch: object) 
     from qrelkit.cli import _common
 
     console = Console(file=io.StringIO(), force_terminal=True, width=80)
-    monkeypatch.setattr(_common, "err", console)  # type: ignore[attr-defined]
+    monkeypatch.setattr(_common, "err", _common.LazyConsole(stderr=True, console=console))  # type: ignore[attr-defined]
     with _common.progress_bar(delay=0.0):
         progress.report("reading x.run", 50, 100)
         progress.report("reading x.run", 100, 100)

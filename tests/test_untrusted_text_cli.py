@@ -102,7 +102,7 @@ checks look for each one whole); the subprocess test runs at 100 columns."""
 @pytest.fixture(autouse=True)
 def wide_consoles(monkeypatch: pytest.MonkeyPatch) -> None:
     for console in (_common.out, _common.err):
-        monkeypatch.setattr(console, "_width", WIDTH)
+        monkeypatch.setattr(console.console, "_width", WIDTH)
 
 
 def run_lines(path: Path) -> list[str]:
@@ -530,7 +530,9 @@ def test_a_colour_terminal_gets_colours_but_no_escape_from_data(built: Built) ->
 
 def test_the_progress_bar_shows_a_file_name_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
     screen = io.StringIO()
-    monkeypatch.setattr(_common, "err", Console(file=screen, force_terminal=True, width=100))
+    monkeypatch.setattr(
+        _common, "err", _common.LazyConsole(stderr=True, console=Console(file=screen, force_terminal=True, width=100))
+    )
     task = f"reading {RUN_A}"
     with _common.progress_bar(delay=0):
         progress.report(task, 10, 100)

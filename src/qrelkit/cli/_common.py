@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console, RenderableType
-from rich.text import Text
 
 from ..errors import QrelkitError
 from ..formats.trec import RUN_FORMATS
@@ -20,10 +19,48 @@ from ..models import SEEDS
 from ..render.styles import data, visible
 
 if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.text import Text
+
     from ..storage import Store
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class LazyConsole:
+    """Standard output's or error's rich `Console` (no highlighting, soft wrap), made when first
+    used: a command whose output is plain text (`score --format json`) never imports rich."""
+
+    def __init__(self, *, stderr: bool = False, console: Console | None = None) -> None:
+        self.stderr = stderr
+        self._console = console
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self.stderr, highlight=False, soft_wrap=True)
+        return self._console
+
+    def print(self, *objects: RenderableType) -> None:
+        self.console.print(*objects)
+
+    @property
+    def width(self) -> int:
+        return self.console.width
+
+    @property
+    def is_terminal(self) -> bool:
+        """rich's answer. Without TTY_COMPATIBLE or FORCE_COLOR, rich asks the stream's isatty:
+        so a stream that is not a terminal needs no console to say so."""
+        if self._console is None and not {"TTY_COMPATIBLE", "FORCE_COLOR"} & os.environ.keys():
+            with contextlib.suppress(AttributeError, ValueError):
+                if not (sys.stderr if self.stderr else sys.stdout).isatty():
+                    return False
+        return self.console.is_terminal
+
+
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,10 +87,12 @@ def store_opener(ctx: click.Context) -> Callable[[], Store]:
     return lambda: open_store(ctx)
 
 
-def say(*parts: str | Text | tuple[str, str], console: Console = out) -> None:
+def say(*parts: str | Text | tuple[str, str], console: LazyConsole = out) -> None:
     """Print a line made of our own words (str, or (str, style)) and data (Text, from
     `render.styles.data`). Our words are never markup, and their control characters are made
     visible too, in case a value from a file was formatted into them (a manifest's hash)."""
+    from rich.text import Text
+
     console.print(Text.assemble(*(_own(p) for p in parts)))
 
 
@@ -70,6 +109,8 @@ def show(renderable: RenderableType) -> None:
 
 
 def print_error(exc: QrelkitError) -> None:
+    from rich.text import Text
+
     line = Text.assemble(("error:", "bold red"), " ", data(exc.message))
     if exc.hint:
         line.append_text(Text.assemble(" ", data(f"(hint: {exc.hint})", "dim")))
@@ -84,19 +125,20 @@ def check_out(ctx: click.Context, out_path: Path | None, *inputs: Path | None) -
         check_output(out_path, store=ctx.find_root().obj["db"], inputs=inputs)
 
 
-def emit(render: Callable[[int, bool], str], out_path: Path | None) -> None:
+def emit(render: Callable[[int, bool], str], out_path: Path | None, *, styled: bool = True) -> None:
     """Print what `render(width, color)` returns, or write it (without colour) atomically to
-    `out_path` (checked first with `check_out`)."""
+    `out_path` (checked first with `check_out`). `styled=False`: the output is plain text (JSON,
+    TREC lines, CSV) that takes neither width nor colour, so no console is asked for them."""
     from ..formats import atomic_write
 
     if out_path is None:
         # color=True: print the text as rendered (coloured only on a terminal). Else click strips
         # what looks like a colour code when stdout is not a terminal, from data too: a run named
         # `a\x1b[2J.run` would lose its `\x1b[2J` in `score --format trec` (tables show it visibly).
-        click.echo(render(out.width, out.is_terminal), nl=False, color=True)
+        click.echo(render(out.width, out.is_terminal) if styled else render(0, False), nl=False, color=True)
         return
     with atomic_write(out_path) as stream:
-        stream.write(render(out.width, False))
+        stream.write(render(out.width if styled else 0, False))
     say("wrote ", data(out_path), console=err)
 
 
@@ -125,7 +167,7 @@ def progress_bar(delay: float = 1.0) -> Iterator[None]:
                 BarColumn(),
                 TextColumn("{task.percentage:>3.0f}%"),
                 TimeRemainingColumn(),
-                console=err,
+                console=err.console,
                 transient=True,
             )
             bar.start()

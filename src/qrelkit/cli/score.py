@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.text import Text
 
 from ..formats.trec import RunFormat
 from ..models import ScoreReport
@@ -23,6 +22,7 @@ from ._common import (
     options,
     out_option,
     run_format_option,
+    say,
     source_options,
     store_opener,
 )
@@ -197,7 +197,7 @@ def _check_coverage(ctx: click.Context, reports: list[ScoreReport], min_coverage
     """`--min-coverage`: exit 1, naming each metric under it."""
     low = scoring.coverage_violations(reports, min_coverage) if min_coverage is not None else []
     if low:
-        err.print(Text.assemble((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low))))
+        say((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low)), console=err)
         ctx.exit(1)
 
 
@@ -231,11 +231,12 @@ def _emit(
             runids=runids,
         ),
         out_path,
+        styled=fmt == "table",
     )
     if fmt in ("trec", "csv", "trec_eval"):  # a table's notes and the JSON say it; these formats have no room
         for r in reports:
             if r.run_read_as:
-                err.print(Text.assemble(("note:", "bold"), " ", data(f"{r.fingerprint.run.name}: {r.run_read_as}")))
+                say(("note:", "bold"), " ", data(f"{r.fingerprint.run.name}: {r.run_read_as}"), console=err)
 
 
 COMMANDS = [score]

@@ -14,11 +14,16 @@ global console: callers say how wide and whether in colour.
 
 from __future__ import annotations
 
-from rich.console import Console, RenderableType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 
 def text(renderable: RenderableType, *, width: int = 120, color: bool = False) -> str:
     """What `renderable` prints as on a console `width` wide (with ANSI colours when `color`)."""
+    from rich.console import Console  # rich loads when something is drawn: JSON, TREC and CSV need none
+
     console = Console(width=width, force_terminal=color, no_color=not color, highlight=False, soft_wrap=False)
     with console.capture() as cap:
         console.print(renderable)

@@ -6,17 +6,18 @@ import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
-from typing import Literal
-
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Literal
 
 from ..models import ScoreReport, ScoreReports, Summary
 from . import text
 from .queries import unlabeled_note
 from .styles import LOW_COVERAGE, column, coverage_cell, csv_cell, data
 from .trec_eval import trec_eval_reports
+
+if TYPE_CHECKING:  # rich loads when a table is drawn: JSON, TREC and CSV output never import it
+    from rich.console import RenderableType
+    from rich.table import Table
+    from rich.text import Text
 
 ScoreFormat = Literal["table", "json", "trec", "csv", "trec_eval"]
 
@@ -130,6 +131,10 @@ def _against(rep: ScoreReport) -> Text:
 def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query: bool = False) -> RenderableType:
     """The summary table, its notes, the per-stratum table (several strata) and, with
     `per_query`, every query's values."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
     q = rep.queries
     title = Text.assemble(data(rep.fingerprint.run.name, "bold"), " vs ", _against(rep))
     table = Table("metric", "mean", "95% CI", "weighted", "coverage", "bounds", title=title)
@@ -184,6 +189,9 @@ def _query_cell(qid: str, missing: set[str], unlabeled: set[str]) -> Text:
 def per_query_table(rep: ScoreReport, threshold: float = LOW_COVERAGE) -> Table:
     """Every query's value and coverage, one row per query, one column per metric; a query the run
     has no document for (or, kept, with no label) says so beside its id."""
+    from rich.table import Table
+    from rich.text import Text
+
     names = list(rep.metrics)
     missing, unlabeled = set(rep.missing_from_run or ()), set(rep.unlabeled_queries or ())
     table = Table("query", *[column(n) for n in names], title="per query: value · coverage")
@@ -205,6 +213,8 @@ def _n(rep: ScoreReport, stratum: str) -> int:
 
 
 def _stratum_cell(sub: Summary | None, threshold: float) -> Text:
+    from rich.text import Text
+
     if sub is None:
         return Text("-")
     return Text.assemble(f"{_fixed(sub.mean, 3)} · ", coverage_cell(sub.coverage, threshold))

@@ -5,11 +5,13 @@ a `rich.text.Text`, never markup, with control characters made visible."""
 from __future__ import annotations
 
 import re
-
-from rich.table import Column
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from ..models import Diagnosis, Direction
+
+if TYPE_CHECKING:  # rich loads when a cell is made: a command printing JSON never imports it
+    from rich.table import Column
+    from rich.text import Text
 
 DIAGNOSIS_STYLE: dict[Diagnosis, str] = {
     Diagnosis.STABLE: "green",
@@ -71,11 +73,15 @@ def csv_cell(text: object) -> str:
 
 def data(text: object, style: str = "") -> Text:
     """Untrusted text as plain text: no markup is parsed, control characters are made visible."""
+    from rich.text import Text
+
     return Text(visible(str(text)), style=style)
 
 
 def column(header: object) -> Column:
     """A table column whose header comes from data (a stratum, a metric, an assessor pair)."""
+    from rich.table import Column
+
     return Column(header=data(header))
 
 
@@ -99,6 +105,8 @@ def interval(ci: tuple[float, float] | None, digits: int = 3, *, sign: bool = Fa
 
 def coverage_cell(cov: float | None, threshold: float = LOW_COVERAGE) -> Text:
     """A coverage percentage, flagged with `!` under the threshold; `n/a` when undefined."""
+    from rich.text import Text
+
     if cov is None:
         return Text("n/a", style="dim")
     if cov < threshold:
@@ -108,4 +116,6 @@ def coverage_cell(cov: float | None, threshold: float = LOW_COVERAGE) -> Text:
 
 def delta(value: float, direction: Direction, digits: int = 4) -> Text:
     """A signed delta, coloured by its direction."""
+    from rich.text import Text
+
     return Text(f"{value:+.{digits}f}", style=DIRECTION_STYLE[direction])
