@@ -7,6 +7,7 @@ times them)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+import qrelkit
 from qrelkit.cli import app
 
 HEAVY = ("pydantic", "rich", "numpy", "sqlite3", "textual", "pyarrow", "importlib.metadata")
@@ -26,7 +28,11 @@ def _modules(*args: str, cwd: Path | None = None) -> list[str]:
         "import json, sys\nsys.argv = ['qrelkit', *sys.argv[1:]]\nfrom qrelkit.cli import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\nprint('MODULES', json.dumps(sorted(sys.modules)))"
     )
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    # the qrelkit this test imported, wherever `cwd` is (a relative PYTHONPATH=src would miss it there)
+    env = {**os.environ, "PYTHONPATH": str(Path(qrelkit.__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
+    )
     line = next(x for x in done.stdout.splitlines() if x.startswith("MODULES "))
     return list(json.loads(line.removeprefix("MODULES ")))
 
@@ -50,6 +56,26 @@ def test_scoring_a_small_qrels_file_loads_no_store_version_or_ui(tmp_path: Path)
     assert _loaded(modules, "qrelkit.scoring")  # it did score
     for name in ("sqlite3", "textual", "pyarrow", "qrelkit.storage", "qrelkit.versioning", "qrelkit.tui"):
         assert not _loaded(modules, name), name
+
+
+SCORE_MODULES = 400
+"""The most modules a fresh `score --format json` of a small file may hold: 391 with Python 3.11 and
+this project's pins (442 before rich, numpy.ma and the version and leaderboard models were left
+out; rich alone is about 50)."""
+
+
+def test_scoring_a_small_run_as_json_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """Issue 31's budget for `score`: JSON needs no rich (its tables), numpy.ma (plain np.unique),
+    the version or leaderboard models, the store or the HTML pages, and the module count holds."""
+    (tmp_path / "q.txt").write_text("".join(f"q{i} 0 d{i} {i % 4}\n" for i in range(10)))
+    (tmp_path / "r.txt").write_text("".join(f"q{i % 5} Q0 d{i} {i // 5 + 1} {10 - i} r\n" for i in range(10)))
+    modules = _modules(
+        "score", "r.txt", "--qrels", "q.txt", "--format", "json", "--metrics", "nDCG@10,AP", cwd=tmp_path
+    )
+    assert _loaded(modules, "qrelkit.scoring.kernels")  # it did score
+    unused = ("rich", "numpy.ma", "qrelkit.models.versions", "qrelkit.models.leaderboard", "qrelkit.render.html")
+    assert [name for name in unused if _loaded(modules, name)] == []
+    assert len(modules) <= SCORE_MODULES
 
 
 def test_every_command_has_its_summary_and_the_list_is_what_click_would_print() -> None:
