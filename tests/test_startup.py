@@ -1,7 +1,7 @@
 """What a command imports (issue 31): `--version` and `--help` load neither pydantic, rich, numpy nor
 sqlite3 (the command list comes from `cli.app.SUMMARIES`, no command module imported); scoring a
 run against a qrels file loads no store, no version code, no terminal UI and no pyarrow for a small
-file. Asserted as the modules a fresh process holds, not as a wall time (benchmarks/bench_startup.py
+file, and as JSON no rich either, within a module budget. Asserted as the modules a fresh process holds, not as a wall time (benchmarks/bench_startup.py
 times them)."""
 
 from __future__ import annotations
@@ -94,3 +94,18 @@ def test_every_command_has_its_summary_and_the_list_is_what_click_would_print() 
 
 def click_context() -> click.Context:
     return click.Context(app.cli)
+
+
+def test_every_name_of_the_models_package_is_its_modules_own() -> None:
+    """`qrelkit.models` imports a module at the first use of one of its names (`_HOMES`): the table
+    lists every exported name once, and each resolves to the object its module defines."""
+    import importlib
+
+    from qrelkit import models
+
+    homes = models._HOMES  # noqa: SLF001
+    listed = [name for names in homes.values() for name in names]
+    assert sorted(listed) == sorted(set(models.__all__))
+    for module, names in homes.items():
+        own = importlib.import_module(f"qrelkit.models.{module}")
+        assert [n for n in names if getattr(models, n) is not getattr(own, n)] == [], module

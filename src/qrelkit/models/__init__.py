@@ -6,7 +6,8 @@ Three states of a (query, document) pair are kept apart everywhere:
 * **skipped**: the latest event is a skip/unsure (not a label, not relevant, not irrelevant);
 * **graded**: the latest event gives a grade; grade 0 means *confirmed irrelevant*.
 
-No IO, numpy or sqlite here.
+No IO, numpy or sqlite here. Each module is imported at the first use of one of its names (pydantic
+building model classes is most of an import), so a command pays only for the models it uses.
 
     domain       queries, documents, strata, grades, judgments, labels, the pool, settings, status
     reports      score reports, agreement, comparisons
