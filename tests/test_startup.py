@@ -1,8 +1,8 @@
 """What a command imports (issue 31): `--version` and `--help` load neither pydantic, rich, numpy nor
 sqlite3 (the command list comes from `cli.app.SUMMARIES`, no command module imported); scoring a
 run against a qrels file loads no store, no version code, no terminal UI and no pyarrow for a small
-file, and as JSON no rich either, within a module budget. Asserted as the modules a fresh process holds, not as a wall time (benchmarks/bench_startup.py
-times them)."""
+file, and as JSON no rich either, within a module budget. Asserted as the modules a fresh process
+holds, not as a wall time (benchmarks/bench_startup.py times them)."""
 
 from __future__ import annotations
 
