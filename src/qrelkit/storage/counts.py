@@ -72,7 +72,10 @@ class Counts(Part):
         """The queries whose counts must be recomputed; None: all of them."""
         if since is None:
             return None
-        stale = {q for (q,) in self.conn.execute("SELECT DISTINCT query_id FROM judgments WHERE seq > ?", [since])}
+        # NOT INDEXED: the rowid range, not a scan of a covering index over the whole log (which
+        # SQLite's planner picks for DISTINCT: 0.05-0.26 s on a million events with none newer)
+        newer = "SELECT DISTINCT query_id FROM judgments NOT INDEXED WHERE seq > ?"
+        stale = {q for (q,) in self.conn.execute(newer, [since])}
         for q, _, _ in queries:
             row = cached.get(q)
             if row is None or row[3] != pooled.get(q, 0):

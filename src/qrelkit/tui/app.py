@@ -21,9 +21,7 @@ from ..render.styles import visible
 from ..workflows import pacing
 from ..workflows.judging import JudgingSession
 from .messages import HeldSaved, QueueReady, QueueStale
-from .screens.adjudication import AdjudicationScreen
-from .screens.judging import JudgingScreen
-from .screens.query_list import QueryListScreen
+from .screens.query_list import QueryListScreen, adjudication_screen, judging_screen
 from .sight import Sighted
 
 
@@ -107,12 +105,14 @@ class JudgeApp(App[None]):
 
     def on_mount(self) -> None:
         self.title = f"{visible(self.session.name)} · {visible(self.session.assessor)}"
+        # the screens load as they are first shown (`screens.query_list`): the list's
+        # first row is not kept waiting for the judging and adjudication screens' imports
         if self.adjudicate:
-            self.push_screen(AdjudicationScreen(self.session))
+            self.push_screen(adjudication_screen()(self.session))
         else:
             self.push_screen(QueryListScreen(self.session, self.pace))
             if self.start_query is not None:
-                self.push_screen(JudgingScreen(self.session, self.start_query, pace=self.pace))
+                self.push_screen(judging_screen()(self.session, self.start_query, pace=self.pace))
         # keystroke latency: commits never stop to checkpoint the WAL (a worker does, every few
         # seconds), and the objects made at startup are left out of the garbage collector's scans
         self.session.defer_checkpoints()

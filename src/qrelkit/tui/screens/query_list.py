@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -21,9 +21,11 @@ from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..sight import Sight, Watched
 from ..widgets.scale_bar import key_text
-from .adjudication import AdjudicationScreen
-from .dashboard import DashboardScreen
-from .judging import JudgingScreen
+
+if TYPE_CHECKING:
+    from .adjudication import AdjudicationScreen
+    from .dashboard import DashboardScreen
+    from .judging import JudgingScreen
 
 BAR = 6
 BATCH = 250
@@ -51,6 +53,32 @@ KEYS = [
 ]
 ADJUDICATOR_KEYS = [*KEYS, ("A", "adjudicate")]
 """The keys of a session in the adjudicator role (`A` opens adjudication)."""
+
+WARM_AFTER = 0.25
+"""Seconds after the list's last rows are drawn when the other screens' modules are imported."""
+
+
+# The other screens are imported when first shown: the judging and adjudication screens (note
+# panel, text area, duplicates) took 0.2-0.3 s of imports that the list's first row waited for.
+# The list imports them `WARM_AFTER` its rows are drawn, so the first `enter` does not wait either.
+
+
+def judging_screen() -> type[JudgingScreen]:
+    from .judging import JudgingScreen
+
+    return JudgingScreen
+
+
+def adjudication_screen() -> type[AdjudicationScreen]:
+    from .adjudication import AdjudicationScreen
+
+    return AdjudicationScreen
+
+
+def dashboard_screen() -> type[DashboardScreen]:
+    from .dashboard import DashboardScreen
+
+    return DashboardScreen
 
 
 def progress_bar(p: QueryProgress) -> str:
@@ -159,6 +187,7 @@ class QueryListScreen(Screen[None]):
         self._pending: list[QueryProgress] = []
         self._next_batch: Timer | None = None
         self._keep: str | None = None
+        self._warm = False
         """The query the cursor goes back to when its row arrives (unless the assessor moved it)."""
         self.sight = Sight(self.refused_keys, passing=PASSING)
         """Keys typed before the list is drawn (at start, back from judging) are refused."""
@@ -300,6 +329,13 @@ class QueryListScreen(Screen[None]):
             self.rows_sight.changed()
         if self._pending:
             self._next_batch = self.set_timer(FRAME, self._add_batch)
+        elif not self._warm:
+            self._warm = True
+            self.set_timer(WARM_AFTER, self._warm_screens)
+
+    def _warm_screens(self) -> None:
+        """Import the other screens once the list is drawn (one pause, between frames)."""
+        judging_screen(), adjudication_screen(), dashboard_screen()
 
     def sight_for(self, event: events.Key) -> Sight:
         """`enter` on the table opens the row under the cursor: it needs the rows drawn; any
@@ -308,7 +344,7 @@ class QueryListScreen(Screen[None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
-            self.app.push_screen(JudgingScreen(self.session, str(event.row_key.value), pace=self.pace))
+            self.app.push_screen(judging_screen()(self.session, str(event.row_key.value), pace=self.pace))
 
     # -- filters --------------------------------------------------------------------------
 
@@ -355,14 +391,14 @@ class QueryListScreen(Screen[None]):
         self.show(self.rows)
 
     def action_dashboard(self) -> None:
-        self.app.push_screen(DashboardScreen(self.session))
+        self.app.push_screen(dashboard_screen()(self.session))
 
     def action_adjudicate(self) -> None:
         """The adjudication screen, for a session in the adjudicator role only."""
         if not self.session.may_adjudicate:
             self.notify("adjudication is an adjudicator's: this session judges as an assessor", severity="warning")
             return
-        self.app.push_screen(AdjudicationScreen(self.session))
+        self.app.push_screen(adjudication_screen()(self.session))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
