@@ -109,3 +109,17 @@ def test_every_name_of_the_models_package_is_its_modules_own() -> None:
     for module, names in homes.items():
         own = importlib.import_module(f"qrelkit.models.{module}")
         assert [n for n in names if getattr(models, n) is not getattr(own, n)] == [], module
+
+
+def test_the_judging_app_loads_the_list_before_the_other_screens() -> None:
+    """The query list's first row waits for no other screen: importing the app (what `judge` does
+    before its first frame) loads the list screen, not the judging, adjudication or dashboard
+    screens nor the note panel's text area (issue 25: a usable list under 1 s)."""
+    code = "import json, sys\nimport qrelkit.tui.app\nprint('MODULES', json.dumps(sorted(sys.modules)))"
+    env = {**os.environ, "PYTHONPATH": str(Path(qrelkit.__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    modules = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("MODULES ")).removeprefix("MODULES "))
+    assert "qrelkit.tui.screens.query_list" in modules
+    later = ["qrelkit.tui.screens.judging", "qrelkit.tui.screens.adjudication", "qrelkit.tui.screens.dashboard",
+             "qrelkit.tui.widgets.note_panel", "textual.widgets._text_area"]  # fmt: skip
+    assert [m for m in later if m in modules] == []
