@@ -248,4 +248,4 @@ def test_a_person_cannot_take_a_machine_assessors_name(
     assert named.exit_code == 2 and "is not an assessor name" in named.output
     assert "llm:" in named.output  # the hint names the rule
     with Store.open(run_cli.db) as store:
-        assert name not in {e.assessor for e in store.log.query_events("q1", "d4")}
+        assert name not in {e.assessor for _, e in store.log.query_events("q1", "d4")}
