@@ -36,12 +36,8 @@ The lexical judge is a weak baseline: expect low agreement. Nothing here changes
 
 @click.command(help=HELP)
 @click.argument("run_files", nargs=-1, type=click.Path(path_type=Path), metavar="[RUN]...")
-@click.option(
-    "--machine-assessor", metavar="NAME", help="Whose labels (lexical, llm:MODEL) [default: the only one]."
-)
-@click.option(
-    "--runs", "with_runs", is_flag=True, help="Score the RUNs under both label sets; compare the rankings."
-)
+@click.option("--machine-assessor", metavar="NAME", help="Whose labels (lexical, llm:MODEL) [default: the only one].")
+@click.option("--runs", "with_runs", is_flag=True, help="Score the RUNs under both label sets; compare the rankings.")
 @click.option("--metric", default="nDCG@10", show_default=True, help="The measure the runs are ranked by.")
 @click.option("--top", "-k", type=click.IntRange(2), default=5, show_default=True, help="Tau among the top K runs.")
 @click.option(

@@ -3,6 +3,7 @@ stratum, the confusion matrix, per human grade, self-consistency, and the runs' 
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -17,7 +18,12 @@ def calibration_table(report: CalibrationReport) -> RenderableType:
         "machine assessor ", data(report.machine_assessor, "bold"),
         f" against the resolved human labels (grades 0..{report.max_grade})",
     )  # fmt: skip
-    parts: list[RenderableType] = [head, _agreement(report), _apart(report)]
+    legend = Text(
+        "kappa: Cohen's, linear (l) and quadratic (q) weights; alpha: Krippendorff's\n"
+        "(ordinal); same, over, under: the machine's grade equal to, above, below the\nhumans'",
+        style="dim",
+    )
+    parts: list[RenderableType] = [head, _agreement(report), legend, _apart(report)]
     parts += [_confusion(report.overall, report.max_grade), _grades(report.overall)]
     parts.append(_consistency(report.consistency))
     if report.ranking is not None:
@@ -27,8 +33,8 @@ def calibration_table(report: CalibrationReport) -> RenderableType:
 
 def _agreement(report: CalibrationReport) -> Table:
     table = Table(
-        "stratum", "pairs", "kappa lin", "kappa quad", "alpha ord", "same", "over", "under",
-        title="agreement on the pairs both graded (kappa: Cohen's, linear / quadratic weights; alpha: Krippendorff's)",
+        "stratum", "pairs", "kappa l", "kappa q", "alpha", "same", "over", "under",
+        title="agreement on the pairs both graded",
     )  # fmt: skip
     slices = [(data(s), f) for s, f in report.by_stratum.items()]
     for label, f in [*slices, (Text("all", style="bold"), report.overall)]:
@@ -43,9 +49,10 @@ def _apart(report: CalibrationReport) -> Text:
     f = report.overall
     not_ok = ", ".join(f"{n} {status}" for status, n in f.machine_not_ok.items()) or "none"
     return Text(
-        f"counted apart, never as a grade: {f.human_skipped} human skips the machine answered; machine replies "
-        f"that did not parse on human-labeled pairs: {not_ok}; {f.machine_missing} human labels the machine "
-        f"never answered; {f.machine_only} machine grades no human matched",
+        f"counted apart, never as a grade: {f.human_skipped} human skips the machine answered;\n"
+        f"replies that did not parse on human-labeled pairs: {not_ok};\n"
+        f"{f.machine_missing} human labels the machine never answered;\n"
+        f"{f.machine_only} machine grades on pairs no human labeled",
         style="dim",
     )
 
@@ -69,35 +76,42 @@ def _grades(f: AgreementFigures) -> Table:
 
 def _consistency(c: Consistency) -> Text:
     line = (
-        f"self-consistency over the latest {c.samples} parsed rows per pair: "
+        f"self-consistency over the latest {c.samples} parsed rows per pair:\n"
         + (f"flip rate {percent(c.flip_rate)} ({c.flipped} of {c.pairs} pairs asked 2+ times)" if c.pairs else
            "no pair was asked twice (assess --refresh asks again)")
     )  # fmt: skip
     if c.deterministic:
-        line += "; this judge is deterministic: its flip rate is 0 by construction, which says nothing of its quality"
+        line += "\nthis judge is deterministic: its flip rate is 0 by construction"
     return Text(line)
 
 
 def _ranking(r: RankingFigures) -> list[RenderableType]:
     table = Table(
-        "run", "human", "machine", "inflation", "vs mean (se)", "rank h", "rank m", "",
-        title=f"{r.metric} of each run over the {r.queries} queries both label sets score",
+        "run", "human", "machine", "infl.", "vs mean", "se", "rank", "",
+        title=f"{r.metric} of each run over the {r.queries} queries both label sets score", box=box.SIMPLE_HEAD,
+        collapse_padding=True, show_edge=False,
     )  # fmt: skip
     for row in r.runs:
-        rel = "-" if row.relative is None else f"{row.relative:+.4f} ({number(row.relative_se, 4)})"
         table.add_row(
-            data(row.run), f"{row.human:.4f}", f"{row.machine:.4f}", f"{row.inflation:+.4f}", rel,
-            str(row.human_rank), str(row.machine_rank), Text("favoured?", style="yellow") if row.favoured else "",
+            data(row.run), f"{row.human:.3f}", f"{row.machine:.3f}", f"{row.inflation:+.3f}",
+            number(row.relative, 3, sign=True), number(row.relative_se, 3), f"{row.human_rank} -> {row.machine_rank}",
+            Text("favoured?", style="yellow") if row.favoured else "",
         )  # fmt: skip
     stay = (
-        f"{r.stayed} of {r.significant_pairs} ({percent(r.stay_share)}) stay significant the same way, "
-        f"{r.reversed} reverse" if r.significant_pairs else "none is significant under human labels"
+        f"{r.stayed} of {r.significant_pairs} ({percent(r.stay_share)}) stay so under machine labels, "
+        f"{r.reversed} reverse" if r.significant_pairs else "none under human labels"
     )  # fmt: skip
-    lines = Text(
-        f"Kendall's tau between the rankings: {number(r.tau)} overall, {number(r.tau_top)} among the top "
-        f"{r.top_k} by human score\n"
-        f"run pairs different at alpha {r.alpha:g} (paired randomization test, {r.resamples:,} resamples): {stay}; "
-        f"{r.machine_only_significant} significant under machine labels only\n"
-        "favoured?: the run looks favoured, its inflation more than 2 standard errors above the runs' mean inflation"
+    legend = Text(
+        "infl.: machine - human; vs mean: that minus the runs' mean inflation (per\n"
+        "query), se its standard error; rank: under human labels -> under machine labels",
+        style="dim",
     )
-    return [table, lines]
+    lines = Text(
+        f"Kendall's tau between the rankings: {number(r.tau)} overall,\n"
+        f"{number(r.tau_top)} among the top {r.top_k} by human score\n"
+        f"run pairs different at alpha {r.alpha:g} (paired randomization test, {r.resamples:,} resamples)\n"
+        f"under human labels: {stay};\n"
+        f"{r.machine_only_significant} different under machine labels only\n"
+        "favoured?: vs mean more than 2 se above 0 (the machine's labels favour the run)"
+    )
+    return [table, legend, lines]
