@@ -29,7 +29,7 @@ def _brute_kappa(pairs: list[tuple[int, int]], power: int) -> float:
     n = len(pairs)
     observed = sum(abs(h - m) ** power for h, m in pairs) / n
     expected = sum(abs(h - m) ** power for h, _ in pairs for _, m in pairs) / (n * n)
-    return 1 - observed / expected
+    return float(1 - observed / expected)
 
 
 def _row(q: str, d: str, status: str, grade: int | None, k: int) -> MachineLabel:

@@ -111,7 +111,7 @@ def test_tau_b_matches_scipy(xy: list[tuple[int, int]]) -> None:
 def test_consistency_counts_pairs_asked_twice_or_more() -> None:
     samples = {("q", "a"): [2, 2, 2], ("q", "b"): [1, 2], ("q", "c"): [3], ("q", "d"): [0, 0]}
     c = figures.consistency(samples, 3, deterministic=False)
-    assert (c.pairs, c.flipped, c.flip_rate, c.samples) == (3, 1, pytest.approx(1 / 3), 3)
+    assert (c.pairs, c.flipped, c.samples) == (3, 1, 3) and c.flip_rate == pytest.approx(1 / 3)
     none = figures.consistency({("q", "c"): [3]}, 5, deterministic=True)
     assert none.pairs == 0 and none.flip_rate is None and none.deterministic
 
