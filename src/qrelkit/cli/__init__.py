@@ -13,6 +13,7 @@ the terminal UI's, found through the `qrelkit.commands` entry point.
     status.py    status, agreement
     pooling.py   pool, queue, assign
     assess.py    assess: machine assessors' labels (kept apart from the human log)
+    calibrate.py  calibrate: a machine assessor's labels against the humans'
     export.py    export qrels / judgments (and hub)
     hub.py       export hub, import hub: Hugging Face dataset folders (added to those two groups)
     score.py     score

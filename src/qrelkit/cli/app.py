@@ -28,6 +28,7 @@ COMMANDS = {
     "status": "status",
     "agreement": "status",
     "assess": "assess",
+    "calibrate": "calibrate",
     "flags": "status",
     "pool": "pooling",
     "queue": "pooling",
@@ -51,6 +52,7 @@ imports (`tests/test_cli.py` holds this table equal to the modules)."""
 SUMMARIES = {
     "agreement": "Agreement between assessors (kappa, alpha) on shared pairs.",
     "assess": "Label pairs with a machine assessor, apart from human labels.",
+    "calibrate": "How far a machine assessor agrees with the humans.",
     "assign": "Have several assessors judge the same sampled pairs.",
     "compare": "Compare two runs, or a leaderboard, with paired tests.",
     "demo": "Load the bundled pydocs golden set and report on it.",

@@ -28,6 +28,7 @@ from ..models import (
     ScoreReports,
     SensitivityReport,
 )
+from ..models.calibration import CalibrationReport
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "manifest.schema.json": Manifest,
@@ -45,6 +46,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "sensitivity.schema.json": SensitivityReport,
     "hub-info.schema.json": HubInfo,
     "hub-label.schema.json": HubLabel,
+    "calibration.schema.json": CalibrationReport,
 }
 """File name -> model; line schemas validate one JSONL line."""
 

@@ -15,6 +15,7 @@ building model classes is most of an import), so a command pays only for the mod
     judging      what the judging screens show
     leaderboard  many runs at once: leaderboards and sensitivity reports
     machine      machine assessors' labels, their provenance, the label sets (`--labels`)
+    calibration  a machine assessor measured against the humans (`qrelkit calibrate`)
 """
 
 from typing import TYPE_CHECKING, Any

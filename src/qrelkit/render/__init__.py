@@ -10,6 +10,7 @@ global console: callers say how wide and whether in colour.
     tables            status, strata, profiles, queue, run coverage, agreement, version diff
     html              a comparison as one self-contained HTML page
     html_leaderboard  a leaderboard as one self-contained HTML page
+    calibration       a calibration report (`qrelkit calibrate`) as tables
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     multiple        Holm, Bonferroni, the randomized Tukey HSD, discriminative power
     power           paired t-test power, the minimum detectable effect, queries needed
     agreement       raw agreement, Cohen's kappa, Krippendorff's alpha
+    calibration     a machine against the humans: weighted kappa, confusion, tau, inflation
     impact          the judging queue's impact of an unlabeled pair
     coverage        judged coverage of a run's top k (plain Python, for `status --runs`)
 """

@@ -64,6 +64,19 @@ class MachineLabels(Part):
         """(query, doc, grade) of the pairs whose latest row of `assessor` parsed (`ok`), sorted."""
         return [(q, d, g) for q, d, s, g in self.latest(assessor) if s == "ok" and g is not None]
 
+    def samples(self, assessor: str, n: int) -> dict[tuple[str, str], list[int]]:
+        """(query, doc) -> the grades of `assessor`'s latest `n` parsed (`ok`) rows of the pair,
+        newest first (self-consistency: `qrelkit calibrate --samples`)."""
+        sql = (
+            "SELECT query_id, doc_id, grade FROM (SELECT query_id, doc_id, grade, row_number() OVER "
+            "(PARTITION BY query_id, doc_id ORDER BY seq DESC) AS k FROM machine_labels WHERE assessor = ? AND "
+            f"status = 'ok' AND grade IS NOT NULL AND {_IN_SET}) WHERE k <= ? ORDER BY query_id, doc_id, k"
+        )
+        found: dict[tuple[str, str], list[int]] = {}
+        for q, d, g in self.conn.execute(sql, [assessor, n]):
+            found.setdefault((q, d), []).append(g)
+        return found
+
     def counts(self) -> list[MachineCount]:
         """Per assessor and parse status: rows, and pairs whose latest row has that status."""
         sql = (

@@ -21,6 +21,7 @@
     exporting   labels, the event log
     label_sets  which labels (--labels human|machine|human+machine): the one fill rule's edge
     assess      machine assessors label pairs (`qrelkit assess`): judges, the cache, resuming
+    calibration  a machine assessor against the humans (`qrelkit calibrate`): agreement, rankings
     hub         a frozen version as a Hugging Face dataset folder (`export hub`)
     hub_import  a Hugging Face / MTEB / BEIR dataset folder into the store (`import hub`)
     saved       reports kept in the store (`--save`): keep, list, read back
@@ -53,6 +54,7 @@ MODULES = (
     "assess",
     "assessors",
     "browsing",
+    "calibration",
     "compare",
     "demo",
     "disagreements",
