@@ -49,6 +49,10 @@ def duplicates_key(screen: JudgingScreen) -> None:
     if not screen.docs:
         return
     doc_id = screen.docs[screen.position].doc_id
+    if not aid.ready or aid.failed is not None:
+        why = "still looking for duplicates in this query" if not aid.ready else f"no duplicates: {aid.failed}"
+        screen.say(Text.assemble(data(why), " (the line under the label shows them once found)", style="dim"))
+        return
     grade = aid.grade_on(doc_id)
     found = aid.found.of(doc_id)
     if not found:
