@@ -156,6 +156,7 @@ async def test_esc_in_the_confirmation_writes_nothing() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert len(store.log.events("q1")) == before
+        assert str(_screen(app).query_one("#saved").render()) == "D cancelled: nothing given to d6's duplicates"
 
 
 async def test_the_line_never_shows_another_assessor_s_grade_on_a_blind_pair() -> None:

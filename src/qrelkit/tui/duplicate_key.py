@@ -69,6 +69,9 @@ def duplicates_key(screen: JudgingScreen) -> None:
     def answer(yes: bool | None) -> None:
         if yes:
             apply(screen, doc_id, grade, [d.doc_id for d in targets])
+        else:
+            said = Text.assemble("D cancelled: nothing given to ", data(doc_id, "bold"), "'s duplicates", style="dim")
+            screen.say(said)
 
     screen.app.push_screen(ConfirmScreen(confirmation(aid, doc_id, grade, targets)), answer)
 
