@@ -41,6 +41,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str] | None]] = {
         ["--load", "2"],
         ["--queries", "300", "--events", "5000", "--keys", "30", "--rounds", "1", "--load", "2"],
     ),
+    "duplicates": ("bench_duplicates", [], ["--docs", "300", "--repeat", "2"]),
 }
 
 

@@ -13,6 +13,7 @@ the same detection) in the same process. Medians over --repeat.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -75,12 +76,17 @@ def main(argv: list[str] | None = None) -> str:
         whole = timed(lambda: session.duplicates(ids), args.repeat)
         pairs = session.duplicates(ids).pairs()
         store.close()
-    return (
-        f"{args.docs} pooled documents (median {words:.0f} words), {pairs} duplicate pairs, {args.repeat} rounds\n"
-        f"find_duplicates (texts in memory): median {pure * 1000:.0f} ms\n"
-        f"JudgingSession.duplicates (read from the store, then found): median {whole * 1000:.0f} ms"
+    load = os.getloadavg()[0]
+    text = (
+        f"| what ({args.docs:,} pooled documents, median {words:.0f} words, {pairs} duplicate pairs) | median |\n"
+        "|---|---:|\n"
+        f"| `find_duplicates` (texts in memory) | {pure:.2f} s |\n"
+        f"| `JudgingSession.duplicates` (texts read from the store, then found) | {whole:.2f} s |\n\n"
+        f"Medians of {args.repeat} rounds in one process; load average {load:.1f} when it ended.\n"
     )
+    print(text)
+    return text
 
 
 if __name__ == "__main__":
-    print(main(sys.argv[1:]))
+    main(sys.argv[1:])

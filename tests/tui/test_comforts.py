@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+import pytest
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.widgets import Static
 
 from qrelkit.models import Document, GradeScale, Judgment, JudgmentState, PoolEntry, Query
@@ -298,6 +300,12 @@ SHOWN_AS = {
 }
 
 
+def _help_lines(app: JudgeApp) -> list[str]:
+    """The help's lines as drawn (wrapped at the box's width)."""
+    static = app.screen.query_one(Static)
+    return [strip.text for strip in static.render_lines(Region(0, 0, *static.size))]
+
+
 def test_the_help_lists_every_key_of_every_screen() -> None:
     listed = {word for keys, _ in HELP_KEYS for word in keys.split()}
     missing = []
@@ -314,10 +322,25 @@ async def test_help_shows_the_keys_and_scrolls_on_a_small_terminal() -> None:
     app = judge_app(make_store(), "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
-        text = str(app.screen.query_one(Static).render())
+        text = "\n".join(_help_lines(app))
         for what in ("full guidelines", "every note", "pgup pgdn", "search query ids", "pending assignments"):
             assert what in text
         scroll = app.screen.query_one(VerticalScroll)
         assert scroll.max_scroll_y > 0
         await pilot.press("end")
         assert scroll.scroll_y == scroll.max_scroll_y
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_help_descriptions_wrap_under_their_column(size: tuple[int, int]) -> None:
+    """A description too long for the box goes on under itself, not under the keys."""
+    app = judge_app(make_store(), "ann", query="q1")
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("question_mark")
+        lines = _help_lines(app)
+        keys = {key for key, _ in HELP_KEYS}
+        titles = {"Keys", "esc closes", "Judging a query", "The query list", "Everywhere"}
+        stray = [line for line in lines if line.strip() and not line.startswith(" " * 13)
+                 and not any(line.startswith(k + " ") for k in keys if k) and line.strip() not in titles
+                 and not line.startswith("Adjudication")]  # fmt: skip
+        assert stray == []

@@ -6,11 +6,14 @@ statements."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
-from qrelkit.models import Judgment, JudgmentState
+from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.modals.confirm import ConfirmScreen
@@ -42,6 +45,49 @@ async def _show(app: JudgeApp, pilot: object, doc_id: str) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
 
 
+async def _found(app: JudgeApp, pilot: Pilot[Any]) -> None:
+    """Wait until the query's duplicates are found (in a worker, off the UI thread)."""
+    await until(pilot, lambda: app.session.left() is not None and _screen(app).dupes.ready)
+
+
+def big_store(n: int) -> Store:
+    """One query of `n` pooled documents of 300 words (seeded), every tenth the same text as the
+    one before it: duplicate detection takes a good part of a second there."""
+    rng = random.Random(6)
+    words = [f"w{i}" for i in range(5_000)]
+    store = Store.memory()
+    store.imports.queries([(1, Query(id="q1", text="w1 w2"))], source="t")
+    texts = [" ".join(rng.choices(words, k=300)) for _ in range(n)]
+    texts = [texts[i - 1] if i % 10 == 1 else t for i, t in enumerate(texts)]
+    store.imports.documents([Document(id=f"d{i}", text=t) for i, t in enumerate(texts)])
+    store.imports.pool_entries([PoolEntry(query_id="q1", doc_id=f"d{i}", best_rank=i + 1) for i in range(n)])
+    return store
+
+
+async def test_duplicates_are_looked_for_off_the_ui_thread_and_keys_never_wait() -> None:
+    """Opening a 4,000-document query draws its first document at once and takes keys while the
+    duplicates are still being looked for; `D` says so; the line appears once they are found."""
+    store = big_store(4_000)
+    app = judge_app(store, "ann", query="q1", order="depth")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, JudgingScreen) and _screen(app).drawn_doc == ("q1", "d0"))
+        await pilot.pause()
+        assert not _screen(app).dupes.ready
+        assert _line(app) == ""
+        await pilot.press("D")
+        assert "still looking for duplicates" in str(_screen(app).query_one("#saved").render())
+        await pilot.press("2")  # a grade while they are looked for: saved at once, the next document shown
+        assert [(e.doc_id, e.grade) for e in store.log.events("q1")] == [("d0", 2)]
+        await _found(app, pilot)
+        await until(pilot, lambda: _line(app) != "")  # d1 is shown: the same text as d0
+        assert _line(app) == "same text as d0, which you graded 2 (relevant)"
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("D")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert str(app.screen.message).startswith("Give 1 document your grade 2 (relevant) on d0?")
+
+
 def _percent(store: Store, a: str, b: str) -> int:
     """The two documents' shingle Jaccard similarity in whole percent, rounded down."""
     sa, sb = (shingles(normalise(document_text(*store.reads.document_texts([d])[d]))) for d in (a, b))
@@ -58,7 +104,7 @@ async def test_d_gives_the_duplicates_my_grade_one_event_each_after_asking(size:
     store.log.record(Judgment(query_id="q1", doc_id="d8", state=JudgmentState.GRADED, grade=0, assessor="bob"))
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: app.session.left() is not None)
+        await _found(app, pilot)
         await _show(app, pilot, "d6")
         near = _percent(store, "d6", "d8")
         assert _line(app) == (
@@ -100,7 +146,7 @@ async def test_esc_in_the_confirmation_writes_nothing() -> None:
     store = dup_store()
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.session.left() is not None)
+        await _found(app, pilot)
         await _show(app, pilot, "d6")
         await pilot.press("1")
         await _show(app, pilot, "d6")
@@ -110,6 +156,7 @@ async def test_esc_in_the_confirmation_writes_nothing() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert len(store.log.events("q1")) == before
+        assert str(_screen(app).query_one("#saved").render()) == "D cancelled: nothing given to d6's duplicates"
 
 
 async def test_the_line_never_shows_another_assessor_s_grade_on_a_blind_pair() -> None:
@@ -123,7 +170,7 @@ async def test_the_line_never_shows_another_assessor_s_grade_on_a_blind_pair() -
         )
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.session.left() is not None)
+        await _found(app, pilot)
         for doc_id in ("d6", "d7", "d8"):
             await _show(app, pilot, doc_id)
             line = _line(app)
@@ -144,6 +191,7 @@ async def test_confirming_d_costs_at_most_a_keystroke_s_statements(
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.session._queue is not None)
+        await _found(app, pilot)
         await _show(app, pilot, "d6")
         await pilot.press("2")
         await _show(app, pilot, "d6")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -139,3 +140,21 @@ async def test_hostile_passages_show_as_plain_text_on_both_screens() -> None:
         for who in ("bob", "cy"):
             assert visible(f"{who}: “{who}: {HOSTILE}”") in shown
         assert "\x1b" not in shown and "\x07" not in shown
+
+
+async def test_a_passage_pasted_over_several_lines_keeps_every_line() -> None:
+    """A passage copied from a document usually spans line ends (CRLF too): the line it is pasted
+    into keeps all of it, its lines joined by a space, not the first line alone."""
+    store = make_store()
+    app = judge_app(store, "ann", query="q1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await ready(pilot)
+        doc_id = screen.docs[screen.position].doc_id
+        await pilot.press("m", "tab")
+        box = app.screen.query_one(Input)
+        box.post_message(events.Paste("first line\r\n  second line\nthird\n"))
+        await until(pilot, lambda: box.value != "")
+        assert box.value == "first line second line third"
+        await pilot.press("ctrl+s", "2")
+        await until(pilot, lambda: evidence_of(store))
+        assert evidence_of(store) == [(doc_id, JudgmentState.GRADED, 2, "first line second line third")]

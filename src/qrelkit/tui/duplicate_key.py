@@ -49,6 +49,10 @@ def duplicates_key(screen: JudgingScreen) -> None:
     if not screen.docs:
         return
     doc_id = screen.docs[screen.position].doc_id
+    if not aid.ready or aid.failed is not None:
+        why = "still looking for duplicates in this query" if not aid.ready else f"no duplicates: {aid.failed}"
+        screen.say(Text.assemble(data(why), " (the line under the label shows them once found)", style="dim"))
+        return
     grade = aid.grade_on(doc_id)
     found = aid.found.of(doc_id)
     if not found:
@@ -65,6 +69,9 @@ def duplicates_key(screen: JudgingScreen) -> None:
     def answer(yes: bool | None) -> None:
         if yes:
             apply(screen, doc_id, grade, [d.doc_id for d in targets])
+        else:
+            said = Text.assemble("D cancelled: nothing given to ", data(doc_id, "bold"), "'s duplicates", style="dim")
+            screen.say(said)
 
     screen.app.push_screen(ConfirmScreen(confirmation(aid, doc_id, grade, targets)), answer)
 

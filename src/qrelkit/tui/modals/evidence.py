@@ -1,10 +1,12 @@
 """A modal marking the passage of a document that is the evidence for the grade (`m`): the
 document's text to select it in (keyboard first: move with the arrows, hold shift to select,
-whole lines with shift+up/down), or a line to type or paste it into; ctrl+s saves."""
+whole lines with shift+up/down), or a line to type or paste it into (a paste of several lines
+kept whole, its lines joined by a space); ctrl+s saves."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -19,6 +21,21 @@ def passage_source(doc: Document | None) -> str:
     """The text a passage is selected in: the document's, its control characters made visible
     (a TextArea writes them to the terminal as they are) and CRLF line ends as line ends."""
     return visible(doc.text.replace("\r\n", "\n")) if doc is not None else ""
+
+
+class PassageInput(Input):
+    """The line a passage is typed or pasted into. A paste of several lines (a passage copied
+    from a document spans line ends) keeps every line, joined by a space; Textual's `Input` keeps
+    the first alone."""
+
+    def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()  # not `Input`'s paste as well
+        event.stop()
+        joined = " ".join(line.strip() for line in event.text.splitlines() if line.strip())
+        if joined and self.selection.is_empty:
+            self.insert_text_at_cursor(joined)
+        elif joined:
+            self.replace(joined, *self.selection)
 
 
 class EvidenceScreen(ModalScreen[str | None]):
@@ -49,7 +66,8 @@ class EvidenceScreen(ModalScreen[str | None]):
                 )
             )  # fmt: skip
             yield TextArea(passage_source(self.doc), id="passage-text", read_only=True, soft_wrap=True)
-            yield Input(value=visible(self.current or ""), placeholder="or type / paste the passage", id="passage")
+            prefilled = visible(self.current or "")
+            yield PassageInput(value=prefilled, placeholder="or type / paste the passage", id="passage")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

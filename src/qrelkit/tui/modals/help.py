@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,11 +24,17 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("↑ ↓", "scroll the document a line"),
             ("pgup pgdn", "scroll the document a page"),
             ("home end", "the document's top / bottom"),
-            ("e", "your note on the document, in a box under it: ctrl+s saves, an edit when"),
-            ("", "you had one (prefilled); saved empty, it is withdrawn; esc cancels"),
+            (
+                "e",
+                "your note on the document, in a box under it: ctrl+s saves, an edit when you had one"
+                " (prefilled); saved empty, it is withdrawn; esc cancels",
+            ),
             ("N", "read every note on the document, with author and time"),
-            ("m", "mark the evidence for your grade: select it in the document (shift+arrows)"),
-            ("", "or type / paste it (tab); saved with your vote; ctrl+s saves, empty withdraws"),
+            (
+                "m",
+                "mark the evidence for your grade: select it in the document (shift+arrows) or type /"
+                " paste it (tab); saved with your vote; ctrl+s saves, empty withdraws",
+            ),
             ("h", "query-term highlighting off / on (for the rest of the session)"),
             ("g", "the query's full guidelines"),
             ("G", "the grades: names, definitions, which count as relevant"),
@@ -72,19 +80,26 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
     ),
 ]
 
+KEY_WIDTH = 12
+"""The keys' column (its descriptions start one space after it)."""
+
 KEYS = [pair for _, keys in SECTIONS for pair in keys]
 """Every (key, what it does), in the order shown."""
 
 
-def help_text() -> Text:
-    text = Text("Keys", style="bold")
+def help_text() -> Group:
+    """Every section's keys, each description wrapping under itself, beside its key."""
+    parts: list[RenderableType] = [Text("Keys", style="bold")]
     for title, keys in SECTIONS:
-        text.append(f"\n\n{title}", style="bold underline")
+        parts.append(Text(f"\n{title}", style="bold underline"))
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=KEY_WIDTH, no_wrap=True, style="bold")
+        grid.add_column(ratio=1)
         for key, what in keys:
-            text.append(f"\n{key:<13}", style="bold")
-            text.append(what)
-    text.append("\n\nesc closes", style="dim")
-    return text
+            grid.add_row(Text(key), Text(what))
+        parts.append(grid)
+    parts.append(Text("\nesc closes", style="dim"))
+    return Group(*parts)
 
 
 class HelpScreen(ModalScreen[None]):

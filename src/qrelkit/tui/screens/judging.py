@@ -142,7 +142,7 @@ class JudgingScreen(Screen[None]):
         yield DocumentView(id="document", sight=self.sight)
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")
         yield EvidenceLine(id="evidence", classes="bar")
-        yield DuplicatesLine(id="duplicates", classes="bar")
+        yield DuplicatesLine(self.dupes, self.current_pair, id="duplicates", classes="bar")
         yield ContextLine(id="context", classes="bar")
         yield Static(id="saved", classes="bar")
         yield SessionPanel(self.session, self.pace, self.on_document, id="session", classes="bar")
@@ -169,7 +169,7 @@ class JudgingScreen(Screen[None]):
         self.position = taken
         self.touched = False
         self._ranks = None
-        self.dupes.load(self.query_id, [d.doc_id for d in self.docs])
+        self.query_one(DuplicatesLine).load(self.query_id, [d.doc_id for d in self.docs])
         self.refresh_view()
 
     def reload(self) -> None:
