@@ -7,6 +7,7 @@ statements."""
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ async def _found(app: JudgeApp, pilot: Pilot[Any]) -> None:
 
 def big_store(n: int) -> Store:
     """One query of `n` pooled documents of 300 words (seeded), every tenth the same text as the
-    one before it: duplicate detection takes a good part of a second there."""
+    one before it."""
     rng = random.Random(6)
     words = [f"w{i}" for i in range(5_000)]
     store = Store.memory()
@@ -65,10 +66,20 @@ def big_store(n: int) -> Store:
 
 
 async def test_duplicates_are_looked_for_off_the_ui_thread_and_keys_never_wait() -> None:
-    """Opening a 4,000-document query draws its first document at once and takes keys while the
-    duplicates are still being looked for; `D` says so; the line appears once they are found."""
-    store = big_store(4_000)
+    """Opening a query draws its first document at once and takes keys while the duplicates are
+    still being looked for; `D` says so; the line appears once they are found. The search (the
+    real one) is held until the keys are pressed, so the test does not race the machine's speed."""
+    store = big_store(400)
     app = judge_app(store, "ann", query="q1", order="depth")
+    held = threading.Event()
+    search = app.session.duplicates_apart
+
+    def held_search(doc_ids: Any) -> Any:
+        if not held.wait(timeout=60):
+            raise TimeoutError("the test never let the search go")
+        return search(doc_ids)
+
+    app.session.duplicates_apart = held_search  # type: ignore[method-assign]
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, JudgingScreen) and _screen(app).drawn_doc == ("q1", "d0"))
         await pilot.pause()
@@ -78,6 +89,7 @@ async def test_duplicates_are_looked_for_off_the_ui_thread_and_keys_never_wait()
         assert "still looking for duplicates" in str(_screen(app).query_one("#saved").render())
         await pilot.press("2")  # a grade while they are looked for: saved at once, the next document shown
         assert [(e.doc_id, e.grade) for e in store.log.events("q1")] == [("d0", 2)]
+        held.set()
         await _found(app, pilot)
         await until(pilot, lambda: _line(app) != "")  # d1 is shown: the same text as d0
         assert _line(app) == "same text as d0, which you graded 2 (relevant)"
