@@ -10,6 +10,7 @@ from ..formats.trec import RunFormat
 from ..models import QUEUE_ORDERS, TILES, QueueOrder
 from ..render.styles import data
 from ..render.tables import queue_table
+from ..scoring.orders import orders_help
 from ..workflows import assessors, judging, pooling, setup
 from ..workflows import queue as judging_queue
 from ._common import err, format_option, open_store, run_format_option, say, seed_option, show, stratum_option
@@ -50,11 +51,23 @@ def pool(ctx: click.Context, runs: tuple[Path, ...], depth: int, stratum: str | 
         err.print(f"{len(result.run_only_queries)} run queries are not in the golden set (ignored)")
 
 
-@click.command()
+QUEUE_HELP = f"""List the unlabeled pooled pairs in judging order: the pairs assigned to the assessor first
+(`qrelkit assign`), then the queue's order, one of these (README: "The judging queue"):
+
+{orders_help()}
+
+The adaptive orders (impact, mtf, bandit) are computed from the labels as they stand and re-order as
+labels arrive; --seed breaks ties between runs (and seeds random).
+
+TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
+"""
+
+
+@click.command(help=QUEUE_HELP)
 @click.option("--order", type=click.Choice(QUEUE_ORDERS), default="impact", show_default=True, help="Queue order.")
 @click.option("--limit", type=click.IntRange(1, 10**18), help="Show the first N pairs only.")
 @stratum_option("Only pairs of this stratum's queries.")
-@seed_option()
+@seed_option("Seed of the random order, and of the ties between runs (mtf, bandit).")
 @click.option("--metrics", help=f"Measures whose bounds the impact order narrows [default: {','.join(TILES)}].")
 @click.option(
     "--assessor",
@@ -73,19 +86,6 @@ def queue(
     assessor: str | None,
     fmt: str,
 ) -> None:
-    """List the unlabeled pooled pairs in judging order: the pairs assigned to the assessor first
-    (`qrelkit assign`), then the queue's order.
-
-    \b
-    impact  pairs whose unknown grade holds the pooled runs' metric bounds open the most first:
-            traffic share of the query x the expected narrowing of the nDCG@10 and R@50 bound
-            widths once the pair is labeled, summed over the runs that rank it (README: "The
-            judging queue")
-    depth   best rank in any run, then query (the classic TREC order)
-    random  a seeded permutation
-
-    TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
-    """
     store = open_store(ctx)
     setup.check_stratum(store, stratum)
     who = judging.assessor_or_current(assessor)

@@ -101,8 +101,9 @@ numpy's and Python's generators take as one 32-bit word (numpy refuses a negativ
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
-QueueOrder = Literal["impact", "depth", "random"]
-"""Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`)."""
+QueueOrder = Literal["impact", "depth", "random", "mtf", "bandit", "rbp"]
+"""Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`); each is declared,
+with its source, in `scoring.orders.ORDERS`."""
 
 ReportKind = Literal["score", "comparison"]
 """What a report saved in the store is: a score report or a comparison."""

@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ScoringError
-from ..models import QUEUE_ORDERS, TILES, PoolEntry, QueueItem, weight_shares
+from ..models import TILES, PoolEntry, QueueItem, weight_shares
 from .arrays import ABSENT, UNLABELED, Ranked, RunLists
 from .kernels import compute
 from .measures import Measure
@@ -150,40 +149,18 @@ def impact_scores(
 
 
 def order_queue(
-    entries: Sequence[PoolEntry], order: str, *, impacts: Sequence[float] | None = None, seed: int = 0
+    entries: Sequence[PoolEntry],
+    order: str,
+    *,
+    impacts: Sequence[float] | None = None,
+    seed: int = 0,
+    runs: Sequence[RunLists] = (),
+    labels: Mapping[str, Mapping[str, int]] | None = None,
+    relevance_threshold: int = 1,
 ) -> list[QueueItem]:
-    """The entries in judging order, each with its priority (higher comes first).
+    """The entries in judging order, each with its priority (higher comes first): `scoring.orders`
+    declares every order (`depth`, `impact`, `random`, `mtf`, `bandit`, `rbp`)."""
+    from .orders import OrderInput, order_entries
 
-    `depth`: best rank in any run, then query, then document; priority 1 / best rank (0 when no run
-    ranked it). `impact`: impact descending, ties in depth order; priority the impact. `random`:
-    a permutation seeded by `seed`; priority 1 - position / N.
-    """
-    if order not in QUEUE_ORDERS:
-        raise ScoringError(f"unknown queue order {order!r}", f"use one of {', '.join(QUEUE_ORDERS)}")
-    by_depth = sorted(
-        range(len(entries)),
-        key=lambda i: (entries[i].best_rank is None, entries[i].best_rank or 0, entries[i].query_id, entries[i].doc_id),
-    )
-    if order == "impact":
-        if impacts is None or len(impacts) != len(entries):
-            raise ScoringError("the impact order needs one impact per entry")
-        position = {i: n for n, i in enumerate(by_depth)}
-        chosen = sorted(range(len(entries)), key=lambda i: (-impacts[i], position[i]))
-        priority = [float(impacts[i]) for i in chosen]
-    elif order == "depth":
-        chosen = by_depth
-        priority = [1.0 / (entries[i].best_rank or 0) if entries[i].best_rank else 0.0 for i in chosen]
-    else:
-        permutation = np.random.default_rng(seed).permutation(len(by_depth))
-        chosen = [by_depth[int(j)] for j in permutation]
-        priority = [1.0 - n / len(chosen) for n in range(len(chosen))]
-    return [
-        QueueItem(
-            query_id=entries[i].query_id,
-            doc_id=entries[i].doc_id,
-            priority=p,
-            best_rank=entries[i].best_rank,
-            source=entries[i].source,
-        )
-        for i, p in zip(chosen, priority, strict=True)
-    ]
+    given = OrderInput(entries, runs, labels or {}, seed=seed, relevance_threshold=relevance_threshold, impacts=impacts)
+    return order_entries(given, order)

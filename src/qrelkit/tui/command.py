@@ -35,7 +35,13 @@ BREAK_AFTER = click.option(
     show_default=True,
     help="Judging order of documents and next queries (see `qrelkit queue`).",
 )
-@click.option("--seed", type=click.IntRange(*SEEDS), default=0, show_default=True, help="Seed of the random order.")
+@click.option(
+    "--seed",
+    type=click.IntRange(*SEEDS),
+    default=0,
+    show_default=True,
+    help="Seed of the random order, and of the ties between runs (mtf, bandit).",
+)
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
 @BREAK_AFTER
 @click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")

@@ -66,11 +66,13 @@ def ordered_queue(
     metrics: str | Sequence[str] | None = None,
     assessor: str | None = None,
 ) -> list[QueueItem]:
-    """The unlabeled pooled pairs (of one stratum, if given) in judging order (`scoring.impact`);
-    without pooled runs every impact is 0, so the impact order falls back to the depth order.
-    With `assessor`, the pairs assigned to them that they have not judged come first (in queue
-    order where the queue has them), marked `assigned`."""
-    from ..scoring.impact import order_queue
+    """The unlabeled pooled pairs (of one stratum, if given) in judging order (`scoring.orders`:
+    each order says what it needs, the impacts, the pooled runs, the current labels, and gets
+    it here); without pooled runs every impact is 0, so the impact order falls back to the depth
+    order, and so do the orders that follow the runs. With `assessor`, the pairs assigned to them
+    that they have not judged come first (in queue order where the queue has them), marked
+    `assigned`."""
+    from ..scoring.orders import ORDERS, OrderInput, order_entries
     from .sources import refuse_empty_metrics
 
     refuse_empty_metrics(metrics if isinstance(metrics, str) else None)
@@ -79,10 +81,20 @@ def ordered_queue(
     strata = store.settings.query_strata()
     if stratum is not None:
         entries = [e for e in entries if strata.get(e.query_id) == stratum]
+    needs = ORDERS[order].needs if order in ORDERS else frozenset()
+    labels = labels_by_query(work.labels) if needs & {"labels", "impacts"} else {}
     scores = None
-    if order == "impact":
-        scores = impacts(store, [(e.query_id, e.doc_id) for e in entries], labels_by_query(work.labels), metrics)
-    items = order_queue(entries, order, impacts=scores, seed=seed)
+    if "impacts" in needs:
+        scores = impacts(store, [(e.query_id, e.doc_id) for e in entries], labels, metrics)
+    given = OrderInput(
+        entries,
+        run_lists(store) if "runs" in needs else (),
+        labels,
+        seed=seed,
+        relevance_threshold=store.settings.scale.relevance_threshold,
+        impacts=scores,
+    )
+    items = order_entries(given, order)
     mine = store.log.pending_assignments(assessor) if assessor is not None else []
     mine = [p for p in mine if stratum is None or strata.get(p[0]) == stratum]
     if not mine:
