@@ -75,10 +75,13 @@ stress: $(STAMP)
 	QRELKIT_STRESS=1 $(BIN)/pytest tests/test_differential_ids.py
 	$(BIN)/python benchmarks/bench_large.py --json benchmarks/large.json
 
-# The judging-queue simulation (about a minute per traffic scenario): curves as JSON and SVG.
+# The judging-queue simulation (about a minute per traffic scenario): curves as JSON and SVG; then
+# every order replayed on hidden full labels (about 1.5 minutes per scenario): JSON and PNG.
 sim: $(STAMP)
 	$(BIN)/python benchmarks/sim_queue.py --traffic head --json benchmarks/sim_head.json --svg benchmarks/queue_curves.svg
 	$(BIN)/python benchmarks/sim_queue.py --traffic uniform --json benchmarks/sim_uniform.json --svg benchmarks/queue_curves_uniform.svg
+	$(BIN)/python benchmarks/sim_queue.py --replay --traffic head --json benchmarks/sim_replay_head.json --png benchmarks/replay_head.png
+	$(BIN)/python benchmarks/sim_queue.py --replay --traffic uniform --json benchmarks/sim_replay_uniform.json --png benchmarks/replay_uniform.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -229,7 +229,14 @@ def main() -> None:
     parser.add_argument("--traffic", choices=sorted(TRAFFIC), default="head", help="Stratum traffic weights.")
     parser.add_argument("--json", type=Path, help="Write the curves here.")
     parser.add_argument("--svg", type=Path, help="Draw the curves here.")
+    parser.add_argument("--replay", action="store_true", help="Replay every order on hidden full labels (sim_replay).")
+    parser.add_argument("--runs", type=int, default=8, help="--replay: systems ranking each query.")
+    parser.add_argument("--steps", type=int, default=40, help="--replay: queue recomputations over the budget.")
+    parser.add_argument("--shared-queries", type=int, default=60, help="--replay: queries of the shared set.")
+    parser.add_argument("--png", type=Path, help="--replay: draw the figures here.")
     args = parser.parse_args()
+    if args.replay:
+        return replay_main(args)
     result = simulate(args)
     curves: dict[str, list[dict[str, float]]] = result["curves"]  # type: ignore[assignment]
     print(
@@ -253,6 +260,28 @@ def main() -> None:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
     if args.svg:
         svg(result, args.svg)
+
+
+def replay_main(args: argparse.Namespace) -> None:
+    """`--replay`: every order on the TREC qrels and the shared generator's set (`sim_replay`)."""
+    import sim_replay
+
+    sets = {"trec-rag24": sim_replay.trec_rag24(), "shared-gen": sim_replay.shared_gen(args.shared_queries)}
+    results: dict[str, dict[str, object]] = {}
+    for name, hidden in sets.items():
+        if hidden is None:
+            print(f"{name}: skipped (../shared/bench/gen.py is not there)")
+            continue
+        print(f"{name}: {len(hidden)} queries, traffic {args.traffic}", flush=True)
+        result = sim_replay.replay(hidden, args, TRAFFIC[args.traffic])
+        result["targets"] = sim_replay.targets(result)
+        results[name] = result
+        print(sim_replay.table(name, result))
+        print(json.dumps(result["targets"], indent=1))
+    if args.json:
+        args.json.write_text(json.dumps({"traffic": args.traffic, "seed": args.seed, "sets": results}, indent=1) + "\n")
+    if args.png and results:
+        sim_replay.png(results, args.png, args.traffic)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,10 @@ same queue from `qrelkit queue`, the judging screen and its queue process."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -256,3 +259,28 @@ def test_the_adaptive_queue_reorders_as_labels_arrive(run_cli: Cli) -> None:
     not_relevant = queue()
     assert before[0] not in relevant and set(relevant) == set(not_relevant) == set(before[1:])
     assert relevant != not_relevant  # the run that found it keeps its turn only when it was relevant
+
+
+def test_the_replay_simulation_runs_every_order_with_the_same_budget(tmp_path: Path) -> None:
+    """A small `sim_queue.py --replay` (the full one is `make sim`): every order is replayed to the
+    same budget, and once the whole pool is judged every order has the same labels, so the same
+    width, tau and significant pairs."""
+    out = tmp_path / "replay.json"
+    args = ["--replay", "--runs", "3", "--steps", "4", "--depth", "4", "--shared-queries", "8", "--json", str(out)]
+    script = ROOT / "benchmarks" / "sim_queue.py"
+    subprocess.run(
+        [sys.executable, str(script), *args, "--png", str(tmp_path / "r.png")], check=True, capture_output=True
+    )
+    sets = json.loads(out.read_text())["sets"]
+    assert "trec-rag24" in sets
+    for result in sets.values():
+        curves = result["curves"]
+        assert set(curves) == set(QUEUE_ORDERS)
+        for points in curves.values():
+            assert [p["judgments"] for p in points][-1] == result["budget"]
+            widths = [p["width"] for p in points]
+            assert widths == sorted(widths, reverse=True)
+        last = {order: {k: v for k, v in points[-1].items()} for order, points in curves.items()}
+        assert all(v == last["depth"] for v in last.values())
+        assert set(result["targets"]) == {"best_order", "tau", "sig", "width"}
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
