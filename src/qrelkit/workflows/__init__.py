@@ -22,6 +22,7 @@
     label_sets  which labels (--labels human|machine|human+machine): the one fill rule's edge
     assess      machine assessors label pairs (`qrelkit assess`): judges, the cache, resuming
     calibration  a machine assessor against the humans (`qrelkit calibrate`): agreement, rankings
+    http_judge  an LLM behind an OpenAI-compatible chat-completions endpoint (`assess --endpoint`)
     hub         a frozen version as a Hugging Face dataset folder (`export hub`)
     hub_import  a Hugging Face / MTEB / BEIR dataset folder into the store (`import hub`)
     saved       reports kept in the store (`--save`): keep, list, read back
@@ -63,6 +64,7 @@ MODULES = (
     "exporting",
     "flags",
     "frames",
+    "http_judge",
     "hub",
     "hub_import",
     "importing",
