@@ -3,7 +3,7 @@
 It answers from hidden grades: a document's text holds `DOC:<id>`, and the grade of that id is
 the reply (`Grade: N`), moved by one with probability `noise`. A document's script says what its
 successive requests get instead: `429` (with Retry-After), `500`, `drop` (the connection closed
-with no answer), `401`, or a reply of another kind (`prose`, `two`, `off-scale`, `sorry`,
+with no answer), `401`, `slow` (0.6 s more), or a reply of another kind (`prose`, `two`, `off-scale`, `sorry`,
 `refusal`, `filtered`, `not-json`). It counts the requests per document, records each prompt,
 reply body and Authorization header, and the most requests it ever held at once.
 """
@@ -92,6 +92,8 @@ class ChatServer:
 
     def _answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], doc: str, kind: str,
                 rng: random.Random) -> None:  # fmt: skip
+        if kind == "slow":  # past the client's --timeout, then an answer nobody reads
+            time.sleep(0.6)
         if kind == "drop":
             handler.close_connection = True
             return

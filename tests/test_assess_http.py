@@ -107,20 +107,21 @@ def test_parse_statuses_are_kept_apart_and_never_a_grade(run_cli: Cli) -> None:
     assert "llm:m" in table
 
 
-def test_429_500_and_dropped_connections_are_tried_again(run_cli: Cli) -> None:
-    grades = _store(run_cli, 5)
-    scripts = {"d01": ["429", "ok"], "d02": ["500", "500", "ok"], "d03": ["drop", "ok"], "d04": ["500"] * 9}
+def test_429_500_timeouts_and_dropped_connections_are_tried_again(run_cli: Cli) -> None:
+    grades = _store(run_cli, 6)
+    scripts = {"d01": ["429", "ok"], "d02": ["500", "500", "ok"], "d03": ["drop", "ok"], "d04": ["500"] * 9,
+               "d05": ["slow", "ok"]}  # fmt: skip
     with serving(ChatServer(grades, scripts=scripts, retry_after="1")) as server:
-        out = _assess(run_cli, server, "--retries", "2")
-    assert server.requests == {"d00": 1, "d01": 2, "d02": 3, "d03": 2, "d04": 3}
+        out = _assess(run_cli, server, "--retries", "2", "--timeout", "0.3")
+    assert server.requests == {"d00": 1, "d01": 2, "d02": 3, "d03": 2, "d04": 3, "d05": 2}
     first, second = server.times["d01"]
     assert second - first >= 1.0  # Retry-After: 1, above a backoff of 0.01 s
-    assert out["statuses"] == {"ok": 4, "error": 1}
+    assert out["statuses"] == {"ok": 5, "error": 1}
     row = next(r for r in _rows(run_cli) if r.doc_id == "d04")
     assert row.status == "error" and row.grade is None and row.reply is None
     with serving(ChatServer(grades)) as again:  # an error got no reply: asked again, the rest cached
         out = _assess(run_cli, again)
-    assert again.requests == {"d04": 1} and out["cached"] == 4 and out["statuses"] == {"ok": 1}
+    assert again.requests == {"d04": 1} and out["cached"] == 5 and out["statuses"] == {"ok": 1}
 
 
 def test_requests_run_concurrently_within_the_bound(run_cli: Cli) -> None:
