@@ -131,8 +131,8 @@ def _progress() -> Iterator[Callable[[workflow.AssessResult, int], None]]:
     if err.is_terminal:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        bar = Progress(TextColumn("asking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       TextColumn("{task.fields[note]}", markup=False), console=err, transient=True)  # fmt: skip
+        columns = (TextColumn("asking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        bar = Progress(*columns, TextColumn("{task.fields[note]}", markup=False), console=err.console, transient=True)
         task = bar.add_task("asking", total=None, note="")
         bar.start()
 
