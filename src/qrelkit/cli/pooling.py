@@ -10,7 +10,7 @@ from ..formats.trec import RunFormat
 from ..models import QUEUE_ORDERS, TILES, QueueOrder
 from ..render.styles import data
 from ..render.tables import queue_table
-from ..workflows import assessors, judging, pooling, setup
+from ..workflows import assessors, disagreement_order, judging, pooling, setup
 from ..workflows import queue as judging_queue
 from ._common import err, format_option, open_store, run_format_option, say, seed_option, show, stratum_option
 
@@ -83,6 +83,12 @@ def queue(
             judging queue")
     depth   best rank in any run, then query (the classic TREC order)
     random  a seeded permutation
+    disagreement  where the machine assessors (`qrelkit assess`) are unsure first: their rows
+            of the pair disagree across the relevance threshold, then on one side of it, then
+            agree one grade from it; then the other machine-labeled pairs by impact (how far
+            a machine grade there moves the scores), then the rest in depth order. Only
+            pairs no human labeled; with no machine label, the impact order (README:
+            "Humans where the machine is unsure")
 
     TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
     """
@@ -90,6 +96,8 @@ def queue(
     setup.check_stratum(store, stratum)
     who = judging.assessor_or_current(assessor)
     items = judging_queue.ordered_queue(store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who)
+    if order == "disagreement" and (note := disagreement_order.fallback_note(store, items)):
+        err.print(note)
     if limit is not None:
         items = items[:limit]
     if fmt == "tsv":

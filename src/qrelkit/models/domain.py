@@ -101,7 +101,7 @@ numpy's and Python's generators take as one 32-bit word (numpy refuses a negativ
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
-QueueOrder = Literal["impact", "depth", "random"]
+QueueOrder = Literal["impact", "depth", "random", "disagreement"]
 """Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`)."""
 
 ReportKind = Literal["score", "comparison"]
@@ -469,7 +469,8 @@ class QueueItem(_Model):
     query_id: Identifier
     doc_id: Identifier
     priority: float
-    """Higher comes first: the impact (impact order), 1 / best rank (depth), 1 - position / N (random)."""
+    """Higher comes first: the impact (impact order), 1 / best rank (depth), 1 - position / N (random),
+    tier + impact share (disagreement: `workflows.disagreement_order`)."""
     best_rank: int | None = None
     source: str = ""
     """The runs (comma-separated) or file that pooled it."""

@@ -7,6 +7,7 @@
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
+    disagreement_order  the `disagreement` queue order: humans where the machine is unsure
     judging     a judging session: documents, judging, adjudication
     disagreements  the pairs whose assessors disagree, most urgent first (adjudication)
     duplicates  the same text and near duplicates within a query; one grade given to them (`D`)
@@ -58,6 +59,7 @@ MODULES = (
     "calibration",
     "compare",
     "demo",
+    "disagreement_order",
     "disagreements",
     "duplicates",
     "evidence",

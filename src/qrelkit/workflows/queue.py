@@ -68,6 +68,7 @@ def ordered_queue(
 ) -> list[QueueItem]:
     """The unlabeled pooled pairs (of one stratum, if given) in judging order (`scoring.impact`);
     without pooled runs every impact is 0, so the impact order falls back to the depth order.
+    `disagreement`: where the machine assessors are unsure first (`disagreement_order`).
     With `assessor`, the pairs assigned to them that they have not judged come first (in queue
     order where the queue has them), marked `assigned`."""
     from ..scoring.impact import order_queue
@@ -80,9 +81,14 @@ def ordered_queue(
     if stratum is not None:
         entries = [e for e in entries if strata.get(e.query_id) == stratum]
     scores = None
-    if order == "impact":
+    if order in ("impact", "disagreement"):
         scores = impacts(store, [(e.query_id, e.doc_id) for e in entries], labels_by_query(work.labels), metrics)
-    items = order_queue(entries, order, impacts=scores, seed=seed)
+    if order == "disagreement" and scores is not None:
+        from .disagreement_order import disagreement_queue
+
+        items = disagreement_queue(store, entries, scores)
+    else:
+        items = order_queue(entries, order, impacts=scores, seed=seed)
     mine = store.log.pending_assignments(assessor) if assessor is not None else []
     mine = [p for p in mine if stratum is None or strata.get(p[0]) == stratum]
     if not mine:
