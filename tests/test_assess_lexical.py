@@ -149,7 +149,8 @@ def test_hostile_text_is_asked_about_and_shown_plain(run_cli: Cli) -> None:
         (("--judge", "lexical", "--pairs", "some"), "--pairs"),
         (("--judge", "lexical", "--stratum", "nope"), "--stratum 'nope' is not a stratum"),
         (("--judge", "lexical", "--max-calls", "-1"), "--max-calls"),
-        (("--pairs", "all"), "--judge"),
+        (("--model", "m"), "--model needs --endpoint"),
+        (("--judge", "lexical", "--endpoint", "http://127.0.0.1:9/v1"), "two judges"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: tuple[str, ...], says: str) -> None:

@@ -52,8 +52,8 @@ def test_every_queue_order_has_one_declaration_with_a_source() -> None:
     for name, spec in ORDERS.items():
         assert spec.name == name and spec.summary
         assert spec.source or name == "random"
-        assert spec.needs <= {"runs", "labels", "impacts", "comparisons"}
-    assert {n for n, s in ORDERS.items() if s.adaptive} == {"impact", "mtf", "bandit"}
+        assert spec.needs <= {"runs", "labels", "impacts", "comparisons", "machine"}
+    assert {n for n, s in ORDERS.items() if s.adaptive} == {"impact", "mtf", "bandit", "disagreement"}
 
 
 def test_the_docs_list_every_order() -> None:
@@ -182,7 +182,17 @@ def test_ties_go_in_depth_order_and_run_ties_follow_the_seed() -> None:
     }
 
 
-@pytest.mark.parametrize("order", QUEUE_ORDERS)
+SCORED_ORDERS = tuple(o for o in QUEUE_ORDERS if o != "disagreement")
+"""The orders `order_entries` computes by itself (`disagreement` reads the store's machine labels:
+`workflows.queue` computes it, tests/test_disagreement_order.py tests it)."""
+
+
+def test_the_disagreement_order_is_the_workflows_own() -> None:
+    with pytest.raises(ScoringError, match="machine assessors' labels"):
+        order_entries(OrderInput([]), "disagreement")
+
+
+@pytest.mark.parametrize("order", SCORED_ORDERS)
 def test_an_empty_pool_gives_an_empty_queue(order: str) -> None:
     runs = [RunLists("A", {"q": ["a"]})]
     x = OrderInput([], runs, {"q": {"a": 1}}, impacts=[])
@@ -228,8 +238,8 @@ def _pooled_store(run_cli: Cli) -> None:
 def test_queue_judging_screen_and_queue_process_agree(run_cli: Cli, order: QueueOrder) -> None:
     _pooled_store(run_cli)
     cli_rows = json.loads(
-        run_cli("queue", "--order", order, "--seed", "3", "--assessor", "ann", "--format", "json").output
-    )
+        run_cli("queue", "--order", order, "--seed", "3", "--assessor", "ann", "--format", "json").stdout
+    )  # stdout: `disagreement` without machine labels says on stderr that it is the impact order
     expected = [(i["query_id"], i["doc_id"], i["priority"]) for i in cli_rows]
     assert len(expected) == 17
     with Store.open(run_cli.db) as store:
@@ -275,7 +285,7 @@ def test_the_replay_simulation_runs_every_order_with_the_same_budget(tmp_path: P
     assert "trec-rag24" in sets
     for result in sets.values():
         curves = result["curves"]
-        assert set(curves) == set(QUEUE_ORDERS)
+        assert set(curves) == set(SCORED_ORDERS)  # the replay has no machine assessor
         for points in curves.values():
             assert [p["judgments"] for p in points][-1] == result["budget"]
             widths = [p["width"] for p in points]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from rich.console import Console
+from textual.widgets import DataTable, Static
 
 from qrelkit.models import JudgmentState, QueueOrder
 from qrelkit.storage import Store
@@ -145,7 +147,9 @@ async def test_help_shows_every_key(tiny_store: Store) -> None:
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
-        text = str(app.screen.query_one("Static").render())
+        console = Console(width=80, file=io.StringIO(), record=True)
+        console.print(app.screen.query_one(Static).content)  # the help is a grid: its drawn text
+        text = console.export_text()
         for key in ("skip", "clear", "next / previous", "note", "stratum", "quit"):
             assert key in text
         await pilot.press("escape")

@@ -11,7 +11,7 @@ from ..models import QUEUE_ORDERS, TILES, QueueOrder
 from ..render.styles import data
 from ..render.tables import queue_table
 from ..scoring.orders import orders_help
-from ..workflows import assessors, judging, pooling, setup
+from ..workflows import assessors, disagreement_order, judging, pooling, setup
 from ..workflows import queue as judging_queue
 from ._common import err, format_option, open_store, run_format_option, say, seed_option, show, stratum_option
 
@@ -90,6 +90,8 @@ def queue(
     setup.check_stratum(store, stratum)
     who = judging.assessor_or_current(assessor)
     items = judging_queue.ordered_queue(store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who)
+    if order == "disagreement" and (note := disagreement_order.fallback_note(store, items)):
+        err.print(note)
     if limit is not None:
         items = items[:limit]
     if fmt == "tsv":

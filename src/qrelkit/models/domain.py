@@ -101,9 +101,10 @@ numpy's and Python's generators take as one 32-bit word (numpy refuses a negativ
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
-QueueOrder = Literal["impact", "depth", "random", "mtf", "bandit", "rbp"]
+QueueOrder = Literal["impact", "depth", "random", "mtf", "bandit", "rbp", "disagreement"]
 """Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`); each is declared,
-with its source, in `scoring.orders.ORDERS`."""
+with its source, in `scoring.orders.ORDERS` (`disagreement`, which reads the machine assessors'
+labels, is computed by `workflows.disagreement_order`)."""
 
 ReportKind = Literal["score", "comparison"]
 """What a report saved in the store is: a score report or a comparison."""
@@ -470,7 +471,8 @@ class QueueItem(_Model):
     query_id: Identifier
     doc_id: Identifier
     priority: float
-    """Higher comes first: the impact (impact order), 1 / best rank (depth), 1 - position / N (random)."""
+    """Higher comes first: the impact (impact order), 1 / best rank (depth), 1 - position / N (random),
+    tier + impact share (disagreement: `workflows.disagreement_order`)."""
     best_rank: int | None = None
     source: str = ""
     """The runs (comma-separated) or file that pooled it."""

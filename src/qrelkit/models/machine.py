@@ -1,8 +1,9 @@
 """Machine assessors: a label a program gave (a lexical baseline, an LLM), with its provenance.
 
 Machine labels are kept apart from the human judgment log: a machine label is never a vote, and
-resolution, agreement, adjudication and the judging screens never see one. Scores, exports and
-freezes use them only when asked (`LabelSet`).
+resolution, agreement, adjudication's votes and the judging screen never see one (the adjudication
+screen shows it beside the votes, marked as a machine's). Scores, exports and freezes use them only
+when asked (`LabelSet`).
 """
 
 from __future__ import annotations

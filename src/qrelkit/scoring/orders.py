@@ -230,6 +230,14 @@ def _rbp(x: OrderInput) -> Ranking:
     return _finish(x, {i: (-w,) for i, w in weight.items()}, weight)
 
 
+def _machine(x: OrderInput) -> Ranking:
+    del x
+    raise ScoringError(
+        "the disagreement order reads the machine assessors' labels in the store",
+        "it is computed by workflows.queue.ordered_queue (workflows.disagreement_order)",
+    )
+
+
 ORDERS: dict[str, OrderSpec] = {
     s.name: s
     for s in (
@@ -277,6 +285,17 @@ ORDERS: dict[str, OrderSpec] = {
             frozenset({"runs"}),
             False,
             _rbp,
+        ),
+        OrderSpec(
+            "disagreement",
+            "where the machine assessors (`qrelkit assess`) are unsure first: their rows of the pair "
+            "disagree across the relevance threshold, then on one side of it, then agree one grade from "
+            "it; then the other machine-labeled pairs by impact, then the rest in depth order; only pairs "
+            "no human labeled; with no machine label, the impact order",
+            "qrelkit (machine assessors)",
+            frozenset({"impacts", "machine"}),
+            True,
+            _machine,
         ),
     )
 }

@@ -1,6 +1,7 @@
 """Machine labels: what machine assessors (`qrelkit assess`) said of pairs, with each label's
 provenance, in a table of their own (`machine_labels`). Never an event of the judgment log: no
-vote, no resolution, no agreement figure, no judging screen sees them. Append-only: asking again
+vote, no resolution, no agreement figure; the judging screen never shows them (the adjudication
+screen does, marked as a machine's). Append-only: asking again
 (`assess --refresh`) adds a row, and an assessor's latest row of a pair counts. Labels of a query
 removed from the golden set stay in the table and are no longer read."""
 

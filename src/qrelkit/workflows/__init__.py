@@ -7,6 +7,7 @@
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
+    disagreement_order  the `disagreement` queue order: humans where the machine is unsure
     judging     a judging session: documents, judging, adjudication
     disagreements  the pairs whose assessors disagree, most urgent first (adjudication)
     duplicates  the same text and near duplicates within a query; one grade given to them (`D`)
@@ -22,6 +23,7 @@
     label_sets  which labels (--labels human|machine|human+machine): the one fill rule's edge
     assess      machine assessors label pairs (`qrelkit assess`): judges, the cache, resuming
     calibration  a machine assessor against the humans (`qrelkit calibrate`): agreement, rankings
+    http_judge  an LLM behind an OpenAI-compatible chat-completions endpoint (`assess --endpoint`)
     hub         a frozen version as a Hugging Face dataset folder (`export hub`)
     hub_import  a Hugging Face / MTEB / BEIR dataset folder into the store (`import hub`)
     saved       reports kept in the store (`--save`): keep, list, read back
@@ -57,12 +59,14 @@ MODULES = (
     "calibration",
     "compare",
     "demo",
+    "disagreement_order",
     "disagreements",
     "duplicates",
     "evidence",
     "exporting",
     "flags",
     "frames",
+    "http_judge",
     "hub",
     "hub_import",
     "importing",

@@ -6,13 +6,17 @@ behind an endpoint), and parses the reply into a grade or a parse status. Each a
 
 Nothing is asked twice: a pair's cache key (`cache_key`: the judge and model, its parameters,
 the template's hash, the query text and the document text) that a row already holds is a cache
-hit, counted and not asked (`refresh` asks again, and the new row is the one that counts). Rows
-are written every `FLUSH` answers, so a killed `assess` keeps what it was told and goes on from
-there when run again.
+hit, counted and not asked (`refresh` asks again, and the new row is the one that counts); a row
+with status `error` got no reply, and its question is asked again. Questions are asked
+`concurrency` at a time in worker threads (the first one alone: when it fails, the run stops with
+a UsageError and records nothing) and the answers written from the calling thread: every `FLUSH`
+answers for a local judge, each as it arrives for a judge that sends requests, so a killed
+`assess` loses at most the requests in flight and goes on from there when run again.
 
-The one judge today is `LexicalJudge`: a term-overlap baseline that needs no network. It is a
-weak baseline on purpose (it rewards shared words and knows nothing of meaning): a floor any model
-must clear, and a way to run the whole flow anywhere. Nothing is sent anywhere by this module.
+`LexicalJudge` is a term-overlap baseline that needs no network. It is a weak baseline on purpose
+(it rewards shared words and knows nothing of meaning): a floor any model must clear, and a way to
+run the whole flow anywhere. Nothing is sent anywhere by this module; `http_judge.HttpJudge` asks
+an LLM behind an endpoint the user gives.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, get_args
+from typing import Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import JsonValue
 
@@ -146,9 +151,15 @@ def sha256_text(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def cache_key(judge: Judge, parameters: dict[str, JsonValue], query: Query, doc: Document) -> str:
-    """sha256 over (judge and model, parameters, template hash, query text, document text)."""
+def cache_key(
+    judge: Judge, parameters: dict[str, JsonValue], query: Query, doc: Document, *, prompt: str | None = None
+) -> str:
+    """sha256 over (judge and model, parameters, template hash, query text, document text, and
+    the rendered prompt's hash when given: a prompt that also holds guidelines or grade definitions
+    asks a new question when they change)."""
     asked = [judge.assessor, judge.model, parameters, sha256_text(judge.template), query.text, doc.title, doc.text]
+    if prompt is not None:
+        asked.append(sha256_text(prompt))
     return sha256_text(json.dumps(asked, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
@@ -166,6 +177,12 @@ class AssessResult:
     """Pairs whose document the store has no text for (pooled by id): not asked."""
     capped: int = 0
     """Pairs left unasked by `--max-calls`."""
+    capped_by_cost: int = 0
+    """Pairs left unasked by `--max-cost`."""
+    cost: float = 0.0
+    """What this run's answers cost (answers without a price or without token counts: 0)."""
+    first_error: str | None = None
+    """Why the first answer with status `error` got no reply."""
     statuses: Counter[str] = field(default_factory=Counter)
     """Parse status -> answers of this run."""
 
@@ -208,46 +225,149 @@ def assess(
     max_calls: int | None = None,
     refresh: bool = False,
     on_answer: Callable[[int], None] | None = None,
+    concurrency: int = 1,
+    max_cost: float | None = None,
+    progress: Callable[[AssessResult, int], None] | None = None,
 ) -> AssessResult:
-    """Label the chosen pairs with `judge`: a pair asked before (its cache key has a row) is a
-    cache hit unless `refresh`; at most `max_calls` questions; answers written every `FLUSH`."""
+    """Label the chosen pairs with `judge`: a pair asked before (its cache key has a row that is
+    not an `error`) is a cache hit unless `refresh`; at most `max_calls` questions, asked
+    `concurrency` at a time, none that could take the cost past `max_cost` (`Priced`); answers
+    written every `FLUSH` (a judge that sends requests: each as it arrives). `progress(result,
+    questions)` after each answer."""
     if max_calls is not None and max_calls < 0:
         raise UsageError(f"--max-calls {max_calls} is below 0", "give a number of calls, 0 or more")
+    if concurrency < 1:
+        raise UsageError(f"--concurrency {concurrency} is below 1", "give 1 or more")
     chosen = choose_pairs(store, pairs, stratum)
     scale = store.settings.info().scale
     parameters = judge.parameters(scale)
     result = AssessResult(assessor=judge.assessor, pairs=len(chosen))
-    questions = list(_questions(store, judge, parameters, chosen, result))
-    known = {} if refresh else store.machine.cached(key for key, _, _ in questions)
-    pending: list[MachineLabel] = []
-    for key, query, doc in questions:
-        if key in known:
-            result.cached += 1
-            if (copied := _reuse(known[key], query.id, doc.id)) is not None:
-                pending.append(copied)
+    questions = list(_questions(store, judge, parameters, scale, chosen, result))
+    known = {} if refresh else _answered(store.machine.cached(key for key, _, _, _ in questions))
+    copies: list[MachineLabel] = []
+    todo: list[_Question] = []
+    for question in questions:
+        key, query, doc, _ = question
+        if key not in known:
+            todo.append(question)
             continue
-        if max_calls is not None and result.asked >= max_calls:
-            result.capped += 1
-            continue
-        pending.append(_answer(judge, scale, parameters, key, query, doc))
-        result.asked += 1
-        result.statuses[pending[-1].status] += 1
-        if len(pending) >= FLUSH:
-            store.machine.record(pending)
-            pending = []
-        if on_answer is not None:
-            on_answer(result.asked)
-    store.machine.record(pending)
+        result.cached += 1
+        if (copied := _reuse(known[key], query.id, doc.id)) is not None:
+            copies.append(copied)
+    if max_calls is not None and len(todo) > max_calls:
+        result.capped, todo = len(todo) - max_calls, todo[:max_calls]
+    store.machine.record(copies)
+    asking = _Asking(store, judge, scale, parameters, result, max_cost)
+    asking.run(todo, concurrency, on_answer, progress)
     return result
+
+
+_Question = tuple[str, Query, Document, str]
+"""(cache key, query, document, rendered prompt)."""
+
+
+@runtime_checkable
+class Priced(Protocol):
+    """A judge whose questions cost money: the most asking a prompt can cost (None: no price)."""
+
+    def worst_cost(self, prompt: str) -> float | None: ...
+
+
+class _Asking:
+    """Asks the questions of one run, at most `concurrency` at a time, and records the answers
+    from the calling thread (the store's connection never leaves it)."""
+
+    def __init__(
+        self, store: Store, judge: Judge, scale: GradeScale, parameters: dict[str, JsonValue],
+        result: AssessResult, max_cost: float | None,
+    ) -> None:  # fmt: skip
+        self.store, self.judge, self.scale, self.parameters = store, judge, scale, parameters
+        self.result, self.max_cost = result, max_cost
+        self.worst = judge.worst_cost if isinstance(judge, Priced) else None
+        self.flush = FLUSH if judge.endpoint_host is None else 1
+        self.spent = self.reserved = 0.0
+        self.pending: list[MachineLabel] = []
+
+    def run(
+        self, todo: list[_Question], concurrency: int, on_answer: Callable[[int], None] | None,
+        progress: Callable[[AssessResult, int], None] | None,
+    ) -> None:  # fmt: skip
+        waiting = iter(todo)
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="assess")
+        flying: dict[Future[tuple[MachineLabel, str | None]], float] = {}
+        try:
+            while True:
+                room = 1 if self.result.asked == 0 else concurrency  # the first question alone
+                while len(flying) < room and (question := self._next(waiting)) is not None:
+                    worst = self._worst(question[3])
+                    self.reserved += worst
+                    flying[pool.submit(self._answer, question)] = worst
+                if not flying:
+                    break
+                done, _ = wait(flying, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._took(future.result(), flying.pop(future))
+                    if on_answer is not None:
+                        on_answer(self.result.asked)
+                    if progress is not None:
+                        progress(self.result, len(todo) - self.result.capped_by_cost)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self.store.machine.record(self.pending)
+
+    def _next(self, waiting: Iterator[_Question]) -> _Question | None:
+        """The next question, unless asking it could take the cost past `max_cost` (then none is
+        asked any more, and the rest are counted in `capped_by_cost`)."""
+        for question in waiting:
+            if self.max_cost is None or self.spent + self.reserved + self._worst(question[3]) <= self.max_cost:
+                return question
+            self.result.capped_by_cost = 1 + sum(1 for _ in waiting)
+            return None
+        return None
+
+    def _worst(self, prompt: str) -> float:
+        worst = None if self.worst is None else self.worst(prompt)
+        return 0.0 if worst is None else worst
+
+    def _answer(self, question: _Question) -> tuple[MachineLabel, str | None]:
+        key, query, doc, prompt = question
+        return _answer(self.judge, self.scale, self.parameters, key, query, doc, prompt)
+
+    def _took(self, answer: tuple[MachineLabel, str | None], worst: float) -> None:
+        """Record one answer; the first answer of a run being an error stops the run (the
+        endpoint or its key is wrong): nothing is recorded for it."""
+        row, error = answer
+        self.reserved -= worst
+        if error is not None and self.result.asked == 0:
+            where = self.judge.endpoint_host or self.judge.assessor
+            raise UsageError(f"{where:.80}: {error}", "check --endpoint, --api-key-env and that the server runs")
+        self.spent += worst if row.cost is None else row.cost
+        self.result.asked += 1
+        self.result.cost += row.cost or 0.0
+        self.result.statuses[row.status] += 1
+        if error is not None and self.result.first_error is None:
+            self.result.first_error = error
+        self.pending.append(row)
+        if len(self.pending) >= self.flush:
+            self.store.machine.record(self.pending)
+            self.pending = []
+
+
+def _answered(found: dict[str, list[MachineLabel]]) -> dict[str, list[MachineLabel]]:
+    """The cache keys some row answered: a row with status `error` got no reply, so its question
+    is asked again."""
+    kept = {key: [r for r in rows if r.status != "error"] for key, rows in found.items()}
+    return {key: rows for key, rows in kept.items() if rows}
 
 
 def _questions(
     store: Store,
     judge: Judge,
     parameters: dict[str, JsonValue],
+    scale: GradeScale,
     chosen: Iterable[tuple[str, str]],
     result: AssessResult,
-) -> Iterable[tuple[str, Query, Document]]:
+) -> Iterable[_Question]:
     queries = {q.id: q for q in store.reads.queries()}
     for query_id, doc_id in chosen:
         doc = store.reads.document(doc_id)
@@ -255,7 +375,8 @@ def _questions(
             result.no_text += 1
             continue
         query = queries[query_id]
-        yield cache_key(judge, parameters, query, doc), query, doc
+        prompt = judge.render(query, doc, scale)
+        yield cache_key(judge, parameters, query, doc, prompt=prompt), query, doc, prompt
 
 
 def _reuse(rows: list[MachineLabel], query_id: str, doc_id: str) -> MachineLabel | None:
@@ -270,22 +391,24 @@ def _reuse(rows: list[MachineLabel], query_id: str, doc_id: str) -> MachineLabel
 
 
 def _answer(
-    judge: Judge, scale: GradeScale, parameters: dict[str, JsonValue], key: str, query: Query, doc: Document
-) -> MachineLabel:
-    """Ask about one pair; the row that records the answer (or why there is none)."""
-    prompt = judge.render(query, doc, scale)
+    judge: Judge, scale: GradeScale, parameters: dict[str, JsonValue], key: str, query: Query, doc: Document,
+    prompt: str,
+) -> tuple[MachineLabel, str | None]:  # fmt: skip
+    """Ask about one pair (in a worker thread): the row that records the answer (or that there
+    is none), and why there is none."""
     reply = judge.ask(prompt)
     status, grade = ("error", None) if reply.text is None else judge.parse(reply.text, scale)
-    return MachineLabel(
+    row = MachineLabel(
         assessor=judge.assessor, query_id=query.id, doc_id=doc.id, status=status, grade=grade, model=judge.model,
         endpoint_host=judge.endpoint_host, parameters=parameters, template_sha256=sha256_text(judge.template),
         prompt_sha256=sha256_text(prompt), reply=reply.text,
         latency=reply.latency, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost=reply.cost, cache_key=key,
     )  # fmt: skip
+    return row, (reply.error or "no reply") if reply.text is None else None
 
 
 JUDGES: dict[str, Callable[[], Judge]] = {LEXICAL: LexicalJudge}
-"""`--judge NAME` -> its judge (an endpoint's judge comes with `--endpoint`, later)."""
+"""`--judge NAME` -> its judge (an endpoint's judge comes with `--endpoint`: `http_judge`)."""
 
 
 def judge_named(name: str) -> Judge:
@@ -305,6 +428,7 @@ def result_json(result: AssessResult) -> str:
     body = {
         "assessor": result.assessor, "pairs": result.pairs, "asked": result.asked, "cached": result.cached,
         "hit_rate": result.hit_rate, "no_text": result.no_text, "capped": result.capped,
+        "capped_by_cost": result.capped_by_cost, "cost": result.cost,
         "statuses": dict(sorted(result.statuses.items())),
     }  # fmt: skip
     return json.dumps(body, indent=2)

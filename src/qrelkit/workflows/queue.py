@@ -69,9 +69,9 @@ def ordered_queue(
     """The unlabeled pooled pairs (of one stratum, if given) in judging order (`scoring.orders`:
     each order says what it needs, the impacts, the pooled runs, the current labels, and gets
     it here); without pooled runs every impact is 0, so the impact order falls back to the depth
-    order, and so do the orders that follow the runs. With `assessor`, the pairs assigned to them
-    that they have not judged come first (in queue order where the queue has them), marked
-    `assigned`."""
+    order, and so do the orders that follow the runs. `disagreement`: where the machine assessors
+    are unsure first (`disagreement_order`). With `assessor`, the pairs assigned to them that they
+    have not judged come first (in queue order where the queue has them), marked `assigned`."""
     from ..scoring.orders import ORDERS, OrderInput, order_entries
     from .sources import refuse_empty_metrics
 
@@ -86,15 +86,20 @@ def ordered_queue(
     scores = None
     if "impacts" in needs:
         scores = impacts(store, [(e.query_id, e.doc_id) for e in entries], labels, metrics)
-    given = OrderInput(
-        entries,
-        run_lists(store) if "runs" in needs else (),
-        labels,
-        seed=seed,
-        relevance_threshold=store.settings.scale.relevance_threshold,
-        impacts=scores,
-    )
-    items = order_entries(given, order)
+    if order == "disagreement":
+        from .disagreement_order import disagreement_queue
+
+        items = disagreement_queue(store, entries, scores or [])
+    else:
+        given = OrderInput(
+            entries,
+            run_lists(store) if "runs" in needs else (),
+            labels,
+            seed=seed,
+            relevance_threshold=store.settings.scale.relevance_threshold,
+            impacts=scores,
+        )
+        items = order_entries(given, order)
     mine = store.log.pending_assignments(assessor) if assessor is not None else []
     mine = [p for p in mine if stratum is None or strata.get(p[0]) == stratum]
     if not mine:

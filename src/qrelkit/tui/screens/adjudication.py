@@ -3,7 +3,9 @@ pairs whose assessors disagree, most urgent first (`Disagreement.priority`: grad
 impact); the query's guidelines, every assessor's grade side by side (and the adjudicator's own
 vote, if any), then the notes on the pair, a conversation: each with its author and time, in
 order (`N` reads them all); a grade key records the adjudicated label (an `adjudicated` event that
-names the votes it settles).
+names the votes it settles). What machine assessors (`qrelkit assess`) said of the pair shows on a
+line of its own, each marked as a machine's (`lexical (machine): 2`): never a vote, never counted
+in the votes, the distance or the priority; read once, when the screen opens.
 
 A settled pair stays on screen, marked settled, and further grade keys are refused there: only
 `n` (or `s`, `p`) moves on. So a key pressed twice, or a fast second key, can never settle a pair
@@ -30,6 +32,7 @@ from textual.widgets import Header, Static
 from ...errors import NotInGoldenSet
 from ...models import Disagreement, GradeScale, PairNote
 from ...render.styles import data, visible
+from ...workflows.disagreement_order import MachineSay, machine_says
 from ...workflows.judging import JudgingSession
 from ..grade_entry import GradeKeys
 from ..modals.confirm import ConfirmScreen
@@ -62,11 +65,17 @@ SHOWN_NOTES = 3
 
 
 def votes_text(
-    item: Disagreement, scale: GradeScale, *, me: str, settled: int | None = None, width: int | None = None
+    item: Disagreement,
+    scale: GradeScale,
+    *,
+    me: str,
+    settled: int | None = None,
+    width: int | None = None,
+    machine: Sequence[MachineSay] = (),
 ) -> Text:
-    """Every assessor's grade side by side, the adjudicator's own vote, the distance and the
-    priority, then the notes on the pair (`conversation`); a settled pair says so, and that `n`
-    goes on."""
+    """Every assessor's grade side by side, the adjudicator's own vote, what the machines said
+    (`machine_text`), the distance and the priority, then the notes on the pair (`conversation`);
+    a settled pair says so, and that `n` goes on."""
     text = Text()
     for n, (who, grade) in enumerate(sorted(item.votes.items())):
         text.append("  ·  " if n else "")
@@ -75,6 +84,8 @@ def votes_text(
         text.append_text(data(f"{grade} ({scale.name_of(grade)})"))
     if me in item.votes:
         text.append_text(Text.assemble("\n", (f"you voted {item.votes[me]}", css("bold yellow")), " on this pair"))
+    if machine:
+        text.append_text(Text.assemble("\n", machine_text(machine, scale)))
     text.append(f"\ndistance {item.distance} · priority {item.priority:.4g}", style="dim")
     for who, passage in sorted(item.evidence.items()):  # what each assessor marked as the evidence
         text.append_text(Text.assemble("\n", passages({who: passage}, width)))
@@ -88,6 +99,18 @@ def votes_text(
                 ("  n: next disagreement (grade keys do nothing here now)", "dim"),
             )
         )
+    return text
+
+
+def machine_text(machine: Sequence[MachineSay], scale: GradeScale) -> Text:
+    """`machines, not votes: lexical (machine): 2 (relevant) · llm:m (machine): unparsed`."""
+    text = Text("machines, not votes: ", "dim")
+    for n, say in enumerate(machine):
+        text.append("  ·  " if n else "")
+        text.append_text(data(say.assessor, "italic"))
+        text.append(" (machine): ", "dim")
+        shown = say.status if say.grade is None else f"{say.grade} ({scale.name_of(say.grade)})"
+        text.append_text(data(shown, "italic"))
     return text
 
 
@@ -132,6 +155,8 @@ class AdjudicationScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.items: list[Disagreement] = []
+        self.machine: dict[tuple[str, str], list[MachineSay]] = {}
+        """Pair -> what each machine assessor said of it (shown as a machine's, never a vote)."""
         self.position = 0
         self.settled = 0
         self.done: dict[tuple[str, str], int] = {}
@@ -150,6 +175,9 @@ class AdjudicationScreen(Screen[None]):
         self.title = self.app.title
         # an assessor's session lists nothing here, and settle() and clear() refuse it
         self.items = self.session.disagreements() if self.session.may_adjudicate else []
+        if self.items:
+            pairs = {(i.query_id, i.doc_id) for i in self.items}
+            self.machine = {p: says for p, says in machine_says(self.session.store).items() if p in pairs}
         self.refresh_view()
         self.set_interval(POLL_SECONDS, self.reread)
 
@@ -201,7 +229,10 @@ class AdjudicationScreen(Screen[None]):
         document.show(item.doc_id, self.session.document(item.doc_id), q.text if q else "")
         settled = self.done.get((item.query_id, item.doc_id))
         width = votes.content_size.width or None
-        line = votes_text(item, self.session.scale, me=self.session.assessor, settled=settled, width=width)
+        machine = self.machine.get((item.query_id, item.doc_id), [])
+        line = votes_text(
+            item, self.session.scale, me=self.session.assessor, settled=settled, width=width, machine=machine
+        )
         if typed:
             line.append_text(Text.assemble("\n", ("grade ", "bold"), (f"{typed}_", css("bold reverse yellow"))))
         votes.update(line)
