@@ -1,0 +1,176 @@
+"""Machine labels travel with a golden set and never arrive as human votes: a version frozen with
+machine labels keeps each one with its provenance (`machine_labels.jsonl`, covered by the content
+hash and checked by `verify`), and `import version` puts them back into the machine table; a
+human-only freeze stays as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli
+from qrelkit.storage import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+PYDOCS = ROOT / "goldensets" / "pydocs" / "1.1"
+
+QUERIES = [
+    {"id": "q1", "text": "sort a python list", "stratum": "how-to"},
+    {"id": "q2", "text": "open a file for reading", "stratum": "api"},
+]
+DOCS = [
+    {"id": "d1", "title": "Sorting", "text": "sort a list in python with sorted"},
+    {"id": "d2", "title": "Lists", "text": "a python list holds items"},
+    {"id": "d3", "title": "Files", "text": "open a file, then read it"},
+    {"id": "d4", "title": "Other", "text": "nothing shared at all"},
+    {"id": "d5", "title": "Reading", "text": "open the file for reading"},
+    {"id": "d6", "title": "Modes", "text": "file modes: r for reading"},
+]
+EVENTS: list[dict[str, object]] = [  # d1: two votes; d2: grade 0; d3: a skip; d6: one vote
+    {"query_id": "q1", "doc_id": "d1", "state": "graded", "grade": 2, "assessor": "ann"},
+    {"query_id": "q1", "doc_id": "d1", "state": "graded", "grade": 1, "assessor": "bob"},
+    {"query_id": "q1", "doc_id": "d2", "state": "graded", "grade": 0, "assessor": "ann"},
+    {"query_id": "q2", "doc_id": "d3", "state": "skipped", "assessor": "ann"},
+    {"query_id": "q2", "doc_id": "d6", "state": "graded", "grade": 2, "assessor": "bob"},
+]
+POOL = "q1 Q0 d4 1 1.0 r\nq2 Q0 d4 1 1.0 r\nq2 Q0 d5 2 0.5 r\nq1 Q0 d5 2 0.5 r\n"
+HUMANS = {"ann", "bob"}
+
+
+def _golden(cli: Cli) -> None:
+    """A golden set with human votes, a skip, pooled-unjudged pairs, and the lexical judge's labels."""
+    cli("init")
+    cli("import", "queries", str(cli.write("q.jsonl", "\n".join(json.dumps(q) for q in QUERIES))), "--create-strata")
+    cli("import", "docs", str(cli.write("d.jsonl", "\n".join(json.dumps(d) for d in DOCS))))
+    events = "\n".join(json.dumps({**e, "timestamp": "2026-01-01T00:00:00Z"}) for e in EVENTS)
+    cli("import", "judgments", str(cli.write("j.jsonl", events)))
+    cli("pool", str(cli.write("pool.run", POOL)), "--depth", "5")
+    cli("assess", "--judge", "lexical", "--pairs", "all")
+
+
+def _manifest(folder: Path) -> dict[str, object]:
+    return json.loads((folder / "manifest.json").read_text())  # type: ignore[no-any-return]
+
+
+def _machine_rows(folder: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (folder / "machine_labels.jsonl").read_text().splitlines()]
+
+
+def _qrels(folder: Path) -> dict[tuple[str, str], int]:
+    rows = (line.split() for line in (folder / "qrels.txt").read_text().splitlines())
+    return {(q, d): int(g) for q, _, d, g in rows}
+
+
+def _log_assessors(db: Path) -> set[str]:
+    with Store.open(db) as store:
+        return {e.assessor for e in store.log.events()}
+
+
+@pytest.fixture
+def golden(run_cli: Cli) -> Cli:
+    _golden(run_cli)
+    return run_cli
+
+
+# -- 1. a frozen version keeps its machine labels ------------------------------------------------
+
+
+@pytest.mark.parametrize("labels", ["machine", "human+machine"])
+def test_a_machine_freeze_keeps_each_machine_label_with_its_provenance(
+    golden: Cli, tmp_path: Path, labels: str
+) -> None:
+    golden("freeze", "g", "m", "--out", str(tmp_path / "v"), "--labels", labels)
+    folder = tmp_path / "v/g/m"
+    manifest = _manifest(folder)
+    assert "machine_labels.jsonl" in manifest["files"]  # type: ignore[operator]
+    rows = _machine_rows(folder)
+    qrels = _qrels(folder)
+    human = {("q1", "d1"), ("q1", "d2"), ("q2", "d3"), ("q2", "d6")}  # labeled or skipped by a person
+    filled = set(qrels) if labels == "machine" else set(qrels) - human
+    assert {(r["query_id"], r["doc_id"]) for r in rows} == filled and filled
+    with Store.open(golden.db) as store:
+        latest = {(x.query_id, x.doc_id): x for x in store.machine.latest_rows("lexical")}
+    for r in rows:
+        pair = (r["query_id"], r["doc_id"])
+        assert r["grade"] == qrels[pair] and r["status"] == "ok" and r["assessor"] == "lexical"  # type: ignore[index]
+        stored = latest[pair]  # type: ignore[index]
+        assert r["model"] == stored.model and r["reply"] == stored.reply and r["template_sha256"]
+        assert r["prompt_sha256"] == stored.prompt_sha256 and r["cache_key"] == stored.cache_key
+        assert r["parameters"] == stored.parameters and "timestamp" in r and "latency" in r
+    assert "match the manifest" in golden("verify", str(folder)).output
+
+
+def test_the_machine_labels_are_covered_by_the_content_hash(golden: Cli, tmp_path: Path) -> None:
+    golden("freeze", "g", "m", "--out", str(tmp_path / "v"), "--labels", "human+machine")
+    folder = tmp_path / "v/g/m"
+    path = folder / "machine_labels.jsonl"
+    rows = _machine_rows(folder)
+    rows[0]["reply"] = "another reply"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    manifest = _manifest(folder)
+    manifest["files"]["machine_labels.jsonl"] = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()  # type: ignore[index]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    bad = golden("verify", str(folder), ok=False)
+    assert bad.exit_code == 1 and "content_hash does not match" in bad.output
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("drop", "has no row of it"),  # a machine-filled pair without its row
+        ("on_human", "which humans labeled"),  # a machine row on a pair humans labeled
+        ("regrade", "not qrels.txt's"),
+    ],
+)
+def test_verify_finds_machine_labels_that_do_not_match_qrels(golden: Cli, tmp_path: Path, edit: str, said: str) -> None:
+    golden("freeze", "g", "m", "--out", str(tmp_path / "v"), "--labels", "human+machine")
+    folder = tmp_path / "v/g/m"
+    rows = _machine_rows(folder)
+    if edit == "drop":
+        rows = rows[1:]
+    elif edit == "on_human":
+        rows.append({**rows[0], "query_id": "q1", "doc_id": "d2"})
+    else:
+        rows[0]["grade"] = (int(rows[0]["grade"]) + 1) % 4  # type: ignore[call-overload]
+    (folder / "machine_labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bad = golden("verify", str(folder), ok=False)
+    assert bad.exit_code == 1 and said in bad.output
+
+
+def test_a_human_freeze_is_as_before(golden: Cli, tmp_path: Path) -> None:
+    golden("freeze", "g", "h", "--out", str(tmp_path / "v"))
+    folder = tmp_path / "v/g/h"
+    assert not (folder / "machine_labels.jsonl").exists() and "machine_labels.jsonl" not in _manifest(folder)["files"]  # type: ignore[operator]
+    # the bundled set: verifies, and frozen again from a store it went into, the same bytes and hash
+    assert "match the manifest" in golden("verify", str(PYDOCS)).output
+    other = tmp_path / "pydocs.db"
+    golden("--db", str(other), "import", "version", str(PYDOCS))
+    golden("--db", str(other), "freeze", "pydocs", "again", "--out", str(tmp_path / "p"))
+    again = tmp_path / "p/pydocs/again"
+    assert _manifest(again)["content_hash"] == _manifest(PYDOCS)["content_hash"]
+    for name in ("qrels.txt", "queries.jsonl", "documents.jsonl", "judgments.jsonl", "unlabeled.jsonl"):
+        assert (again / name).read_bytes() == (PYDOCS / name).read_bytes(), name
+    assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in PYDOCS.iterdir())
+
+
+@pytest.mark.parametrize("labels", ["machine", "human+machine"])
+def test_import_version_brings_machine_labels_back_as_machine_labels(golden: Cli, tmp_path: Path, labels: str) -> None:
+    golden("freeze", "g", "m", "--out", str(tmp_path / "v"), "--labels", labels)
+    folder = tmp_path / "v/g/m"
+    fresh = tmp_path / "fresh.db"
+    golden("--db", str(fresh), "import", "version", str(folder))
+    assert _log_assessors(fresh) == HUMANS  # never a vote
+    with Store.open(fresh) as store:
+        assert {(x.query_id, x.doc_id) for x in store.machine.rows()} == {
+            (str(r["query_id"]), str(r["doc_id"])) for r in _machine_rows(folder)
+        }
+    golden("--db", str(fresh), "freeze", "g", "again", "--out", str(tmp_path / "w"), "--labels", labels)
+    again = tmp_path / "w/g/again"
+    assert _manifest(again)["content_hash"] == _manifest(folder)["content_hash"]
+    assert (again / "machine_labels.jsonl").read_bytes() == (folder / "machine_labels.jsonl").read_bytes()
+    assert (again / "qrels.txt").read_bytes() == (folder / "qrels.txt").read_bytes()
+    # the same version into the store that holds it: nothing written
+    assert "already" in golden("--db", str(fresh), "import", "version", str(folder)).output
