@@ -174,3 +174,72 @@ def test_import_version_brings_machine_labels_back_as_machine_labels(golden: Cli
     assert (again / "qrels.txt").read_bytes() == (folder / "qrels.txt").read_bytes()
     # the same version into the store that holds it: nothing written
     assert "already" in golden("--db", str(fresh), "import", "version", str(folder)).output
+
+
+# -- 2. export hub / import hub ----------------------------------------------------------------
+
+
+def _labels_config(folder: Path) -> dict[tuple[str, str], dict[str, object]]:
+    rows = (json.loads(line) for line in (folder / "labels.jsonl").read_text().splitlines())
+    return {(str(r["query-id"]), str(r["corpus-id"])): r for r in rows}
+
+
+@pytest.mark.parametrize("labels", ["machine", "human+machine"])
+def test_export_hub_marks_machine_labels_and_import_hub_brings_them_back(
+    golden: Cli, tmp_path: Path, labels: str
+) -> None:
+    golden("freeze", "g", "m", "--out", str(tmp_path / "v"), "--labels", labels)
+    version = tmp_path / "v/g/m"
+    out = tmp_path / "hub"
+    golden("export", "hub", str(version), "--out", str(out))
+    config = _labels_config(out)
+    machine = {(str(r["query_id"]), str(r["doc_id"])): r for r in _machine_rows(version)}
+    for pair, row in config.items():
+        if pair in machine:
+            assert row["assessor_kind"] == "machine" and row["machine_assessor"] == "lexical", pair
+            assert row["grade"] == machine[pair]["grade"] and row["state"] == "graded"
+        else:
+            assert row["assessor_kind"] != "machine" and row["machine_assessor"] is None, pair
+    assert (out / "machine_labels.jsonl").read_bytes() == (version / "machine_labels.jsonl").read_bytes()
+    card = (out / "README.md").read_text()
+    n = sum(1 for _ in _qrels(version))
+    shown = labels.replace("+", "\\+")  # the card escapes punctuation
+    assert f"**Labels**: {shown}" in card
+    assert f"{len(machine):,} of the {n:,} labels are machine labels of lexical" in card
+    assert "no machine label" not in card and "records no machine labels" not in card
+    fresh = tmp_path / "fresh.db"
+    imported = golden("--db", str(fresh), "import", "hub", str(out))
+    assert str(_manifest(version)["content_hash"])[:19] + ": the exported version's" in imported.output
+    assert not (_log_assessors(fresh) - {"hub"})  # the humans' rows are one event each by --assessor
+    with Store.open(fresh) as store:
+        assert not {(e.query_id, e.doc_id) for e in store.log.events()} & set(machine)  # never a vote
+        assert {(x.query_id, x.doc_id) for x in store.machine.rows()} == set(machine)
+    golden("--db", str(fresh), "freeze", "g", "again", "--out", str(tmp_path / "w"), "--labels", labels)
+    assert _manifest(tmp_path / "w/g/again")["content_hash"] == _manifest(version)["content_hash"]
+
+
+def test_a_human_hub_export_says_so_and_has_no_machine_column(golden: Cli, tmp_path: Path) -> None:
+    golden("freeze", "g", "h", "--out", str(tmp_path / "v"))
+    golden("export", "hub", str(tmp_path / "v/g/h"), "--out", str(tmp_path / "hub"))
+    rows = _labels_config(tmp_path / "hub")
+    assert all("machine_assessor" not in r and r["assessor_kind"] in ("human", None) for r in rows.values())
+    assert not (tmp_path / "hub/machine_labels.jsonl").exists()
+    assert "**Labels**: human" in (tmp_path / "hub/README.md").read_text()
+
+
+@pytest.mark.parametrize("edit", ["no_provenance", "regraded"])
+def test_import_hub_never_takes_a_machine_row_for_a_vote(golden: Cli, tmp_path: Path, edit: str) -> None:
+    golden("freeze", "g", "m", "--out", str(tmp_path / "v"), "--labels", "human+machine")
+    out = tmp_path / "hub"
+    golden("export", "hub", str(tmp_path / "v/g/m"), "--out", str(out))
+    if edit == "no_provenance":
+        (out / "machine_labels.jsonl").unlink()
+    else:
+        rows = _machine_rows(out)
+        rows[0]["grade"] = (int(rows[0]["grade"]) + 1) % 4  # type: ignore[call-overload]
+        (out / "machine_labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    fresh = tmp_path / "fresh.db"
+    refused = golden("--db", str(fresh), "import", "hub", str(out), ok=False)
+    assert refused.exit_code == 2 and "labels.jsonl" in refused.output and "Traceback" not in refused.output
+    with Store.open(fresh) as store:
+        assert not list(store.log.events()) and not list(store.machine.rows())

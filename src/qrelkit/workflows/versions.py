@@ -14,11 +14,11 @@ from .label_sets import HUMAN, LabelChoice, label_rows, machine_pairs, machine_r
 from .outputs import refuse_inside_version
 
 
-def snapshot(store: Store) -> versioning.Snapshot:
-    """Everything in the store, read in one transaction (a judgment arriving meanwhile is either
-    wholly in the snapshot or not at all)."""
+def snapshot(store: Store, labels: LabelChoice = HUMAN) -> versioning.Snapshot:
+    """Everything in the store (with the humans' labels, or those `labels` chooses), read in one
+    transaction (a judgment arriving meanwhile is either wholly in the snapshot or not at all)."""
     with store.read_transaction():
-        return _read(store, stream_events=False)
+        return _read(store, stream_events=False, labels=labels)
 
 
 def _read(store: Store, *, stream_events: bool, labels: LabelChoice = HUMAN) -> versioning.Snapshot:
@@ -106,8 +106,7 @@ def load_version_again(store: Store, folder: Path, *, check: bool = True) -> tup
 
 def _holds(store: Store, snap: versioning.Snapshot, labels: LabelChoice) -> bool:
     """Whether the store holds exactly `snap`: the same content (with `labels`) and the same event log."""
-    with store.read_transaction():
-        mine = _read(store, stream_events=False, labels=labels)
+    mine = snapshot(store, labels)
     return mine.content_hash() == snap.content_hash() and sum(1 for _ in mine.events) == len(list(snap.events))
 
 
