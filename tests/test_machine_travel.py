@@ -243,3 +243,113 @@ def test_import_hub_never_takes_a_machine_row_for_a_vote(golden: Cli, tmp_path: 
     assert refused.exit_code == 2 and "labels.jsonl" in refused.output and "Traceback" not in refused.output
     with Store.open(fresh) as store:
         assert not list(store.log.events()) and not list(store.machine.rows())
+
+
+# -- 3. Label Studio predictions ---------------------------------------------------------------
+
+LS_EXPORT = ROOT / "tests" / "data" / "label_studio" / "choices_export.json"
+LS_ARGS = ["--query-field", "qid", "--doc-field", "docno", "--query-text-field", "query", "--doc-text-field", "passage"]
+LS_CHOICES = ["--choice", "Not relevant=0", "--choice", "Partially relevant=1", "--choice", "Relevant=2"]
+LS_CHOICES += ["--choice", "Highly relevant=3"]
+
+
+def _ls_store(cli: Cli) -> None:
+    cli("init", "--name", "t")
+
+
+def _predicted(tasks: list[dict[str, object]]) -> dict[tuple[str, str], str]:
+    """(qid, docno) -> the choice of each task's prediction, as the hand-written export gives it."""
+    found = {}
+    for t in tasks:
+        data = t["data"]
+        for p in t.get("predictions") or []:  # type: ignore[attr-defined]
+            found[(data["qid"], data["docno"])] = p["result"][0]["value"]["choices"][0]  # type: ignore[index]
+    return found
+
+
+def test_import_label_studio_ignores_predictions_unless_asked(run_cli: Cli) -> None:
+    _ls_store(run_cli)
+    run_cli("import", "label-studio", str(LS_EXPORT), *LS_ARGS, *LS_CHOICES)
+    with Store.open(run_cli.db) as store:
+        assert not list(store.machine.rows())
+        assert not {e.assessor for e in store.log.events()} & {"bm25-v1", "lexical"}
+
+
+def test_predictions_become_machine_labels_of_the_named_machine_assessor_never_votes(run_cli: Cli) -> None:
+    _ls_store(run_cli)
+    tasks = json.loads(LS_EXPORT.read_text())
+    grades = {"Not relevant": 0, "Partially relevant": 1, "Relevant": 2, "Highly relevant": 3}
+    expected = {pair: grades[c] for pair, c in _predicted(tasks).items()}
+    assert expected  # the hand-written export has predictions
+    args = ["import", "label-studio", str(LS_EXPORT), *LS_ARGS, *LS_CHOICES, "--predictions-as", "llm:bm25-v1"]
+    done = run_cli(*args)
+    assert f"{len(expected)} predictions as machine labels" in done.output
+    with Store.open(run_cli.db) as store:
+        rows = list(store.machine.rows())
+        assert {(x.query_id, x.doc_id): x.grade for x in rows} == expected
+        assert all(x.assessor == "llm:bm25-v1" and x.model == "bm25-v1" and x.status == "ok" for x in rows)
+        votes = {(e.query_id, e.doc_id, e.assessor) for e in store.log.events()}
+        assert not {a for _, _, a in votes} & {"llm:bm25-v1", "bm25-v1"}
+    run_cli(*args)  # again: nothing added
+    with Store.open(run_cli.db) as store:
+        assert len(list(store.machine.rows())) == len(expected)
+
+
+@pytest.mark.parametrize("name", ["ann", "bm25-v1", "hub"])
+def test_predictions_as_a_persons_name_is_refused(run_cli: Cli, name: str) -> None:
+    _ls_store(run_cli)
+    refused = run_cli(
+        "import", "label-studio", str(LS_EXPORT), *LS_ARGS, *LS_CHOICES, "--predictions-as", name, ok=False
+    )
+    assert refused.exit_code == 2 and "machine assessor" in refused.output and "Traceback" not in refused.output
+    with Store.open(run_cli.db) as store:
+        assert not list(store.log.events()) and not list(store.machine.rows())
+
+
+@pytest.mark.parametrize("control", ["choices", "rating"])
+def test_export_label_studio_writes_machine_labels_as_predictions_and_they_come_back(
+    golden: Cli, tmp_path: Path, control: str
+) -> None:
+    out = tmp_path / "tasks.json"
+    golden("export", "label-studio", "--all", "--with-annotations", "--control", control, "--predictions",
+           "--out", str(out))  # fmt: skip
+    tasks = json.loads(out.read_text())
+    with Store.open(golden.db) as store:
+        machine = {(q, d): g for q, d, g in store.machine.grades("lexical")}
+    given = {}
+    for t in tasks:
+        pair = (t["data"]["query_id"], t["data"]["doc_id"])
+        assert all(a["completed_by"] != {"email": "lexical"} for a in t["annotations"])  # never an annotation
+        for p in t.get("predictions", []):
+            assert p["model_version"] == "lexical" and p["result"][0]["from_name"] == "relevance"
+            assert p["result"][0]["type"] == control
+            given[pair] = p
+    assert set(given) == {(t["data"]["query_id"], t["data"]["doc_id"]) for t in tasks} & set(machine) and given
+    fresh = Cli(tmp_path / "fresh")
+    (tmp_path / "fresh").mkdir()
+    fresh("init")
+    fresh("import", "queries", str(golden.tmp / "q.jsonl"), "--create-strata")
+    fresh("import", "docs", str(golden.tmp / "d.jsonl"))
+    offset = ["--grade-offset", "-1"] if control == "rating" else []
+    fresh("import", "label-studio", str(out), *offset, "--predictions-as", "lexical")
+    with Store.open(fresh.db) as store:
+        assert {(x.query_id, x.doc_id): x.grade for x in store.machine.rows()} == {p: machine[p] for p in given}
+        assert {e.assessor for e in store.log.events()} == HUMANS  # the annotations: the humans' votes only
+
+
+def test_export_predictions_needs_machine_labels(run_cli: Cli) -> None:
+    _ls_store(run_cli)
+    refused = run_cli("export", "label-studio", "--predictions", ok=False)
+    assert refused.exit_code == 2 and "no machine labels" in refused.output
+
+
+# -- no importer takes a machine label for a human vote ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["lexical", "llm:gpt-4o"])
+def test_import_judgments_refuses_a_machine_assessors_name(golden: Cli, name: str) -> None:
+    line = json.dumps({"query_id": "q1", "doc_id": "d4", "state": "graded", "grade": 1, "assessor": name,
+                       "timestamp": "2026-01-02T00:00:00Z"})  # fmt: skip
+    refused = golden("import", "judgments", str(golden.write("m.jsonl", line + "\n")), ok=False)
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert _log_assessors(golden.db) == HUMANS
