@@ -188,7 +188,7 @@ def test_the_card_says_what_the_version_holds_and_shows_its_strings_as_text(run_
     run_cli("export", "hub", str(version), "--out", str(default))
     card = (default / "README.md").read_text(encoding="utf-8")
     assert 'license: "other"' in card and hub_card.LICENSE_TODO in card
-    assert "qrelkit records no machine labels yet" in card
+    assert "no machine label is in it" in card
 
 
 def md_text(text: str) -> str:

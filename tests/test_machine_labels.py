@@ -145,10 +145,6 @@ def test_scores_and_versions_record_their_labels(run_cli: Cli, tmp_path: Path) -
         run_cli("score", str(run_path), "--golden", str(out / "g/m"), "--format", "json", "--metrics", "P@2").output
     )
     assert frozen["reports"][0]["fingerprint"]["golden"]["labels"] == "human+machine"
-    moved = run_cli("--db", str(tmp_path / "new.db"), "import", "version", str(out / "g/m"), ok=False)
-    assert moved.exit_code == 2 and "machine labels are not loaded" in moved.output
-    hub = run_cli("export", "hub", str(out / "g/m"), "--out", str(tmp_path / "hub"), ok=False)
-    assert hub.exit_code == 2 and "human-label versions only" in hub.output and not (tmp_path / "hub").exists()
 
 
 def test_a_machine_freeze_that_drops_a_human_label_fails_verify(run_cli: Cli, tmp_path: Path) -> None:

@@ -49,6 +49,12 @@ def _grade_options(f: F) -> F:
 def _create_options(f: F) -> F:
     """--choice, the fields that create queries and documents, --stratum, --ground-truth-adjudicates."""
     f = click.option(
+        "--predictions-as",
+        metavar="ASSESSOR",
+        help="Read the tasks' predictions as machine labels of this machine assessor (lexical, llm:MODEL); "
+        "without it predictions are ignored. Never a vote.",
+    )(f)
+    f = click.option(
         "--ground-truth-adjudicates",
         is_flag=True,
         help="A ground-truth annotation settles its pair (an adjudication) instead of being one vote.",
@@ -91,6 +97,7 @@ def import_label_studio(
     doc_title_field: str | None,
     stratum: str,
     ground_truth_adjudicates: bool,
+    predictions_as: str | None,
 ) -> None:
     """Import a Label Studio JSON export (Export > JSON: a list of tasks with their annotations).
 
@@ -105,7 +112,8 @@ def import_label_studio(
       seconds    lead_time
     A task without annotations pools its pair. Queries and documents must be in the store,
     unless --query-text-field / --doc-text-field create those it lacks (those it has stay as
-    they are). Predictions (a model's) and drafts are not read. A bad task is refused with its
+    they are). Drafts are not read; predictions (a model's) only with --predictions-as, as
+    machine labels of that machine assessor, never as votes. A bad task is refused with its
     id, index and field; nothing is imported then. Events already in the log are skipped, so
     importing an export again adds nothing (import several exports oldest first: an assessor's
     latest event is their vote)."""
@@ -117,7 +125,9 @@ def import_label_studio(
         doc_title=doc_title_field,
         control=control,
     )
-    options = label_studio.ImportOptions(fields, grade_offset, choices, ground_truth_adjudicates, stratum)
+    options = label_studio.ImportOptions(
+        fields, grade_offset, choices, ground_truth_adjudicates, stratum, predictions_as=predictions_as
+    )
     _say_imported(file, label_studio.import_label_studio(open_store(ctx), file, options))
 
 
@@ -141,11 +151,21 @@ def _say_imported(file: Path, done: label_studio.Imported) -> None:
         f"; {done.pooled} pairs without annotations pooled" if done.pooled else "",
         f"; created {', '.join(created)}" if created else "",
         f"; {', '.join(repeats)} (skipped)" if repeats else "",
+        f"; {done.predictions} predictions as machine labels" if done.predictions else "",
     )
 
 
 def _export_options(f: F) -> F:
-    """--all, --with-annotations, --control, --config."""
+    """--all, --with-annotations, --predictions, --control, --config."""
+    f = click.option(
+        "--predictions",
+        metavar="[ASSESSOR]",
+        is_flag=False,
+        flag_value="",
+        default=None,
+        help="Each task carries a machine assessor's label of its pair as a prediction (model_version: the "
+        "assessor), never an annotation; without ASSESSOR, the store's one machine assessor.",
+    )(f)
     f = click.option(
         "--config",
         "config_path",
@@ -181,6 +201,7 @@ def export_label_studio(
     with_annotations: bool,
     control: str,
     config_path: Path | None,
+    predictions: str | None,
 ) -> None:
     """Label Studio tasks (a JSON list to import into a project): one per pooled-unjudged pair.
 
@@ -188,17 +209,22 @@ def export_label_studio(
     Each task's data holds query_id, query_text, query_description, stratum, doc_id, doc_title
     and doc_text. With --with-annotations, each assessor's current vote is an annotation
     (completed_by {"email": ASSESSOR}, which Label Studio matches to a member; a skip is a
-    cancelled annotation) and an adjudication a ground-truth one. Not carried: earlier votes,
-    retractions, clears and notes, pool sources and ranks, stratum weights. No predictions:
-    qrelkit keeps no machine labels. `import label-studio` reads the tasks back (with
-    --grade-offset -1 for --control rating, --ground-truth-adjudicates for adjudications)."""
+    cancelled annotation) and an adjudication a ground-truth one. With --predictions, a machine
+    assessor's label of the pair is the task's prediction (never an annotation). Not carried:
+    earlier votes, retractions, clears and notes, pool sources and ranks, stratum weights, a
+    machine label's provenance. `import label-studio` reads the tasks back (with --grade-offset -1
+    for --control rating, --ground-truth-adjudicates for adjudications, --predictions-as for
+    predictions)."""
     check_out(ctx, out_path)
     check_out(ctx, config_path)
     if config_path is not None and out_path is not None and config_path.resolve() == out_path.resolve():
         raise UsageError(f"--config {config_path} is the --out file", "write the config to another file")
     store = open_store(ctx)
     choice = cast(Control, control)
-    options = label_studio.ExportOptions(every_pair, with_annotations, choice)
+    machine = None
+    if predictions is not None:
+        machine = label_studio.prediction_assessor(store, predictions or None)
+    options = label_studio.ExportOptions(every_pair, with_annotations, choice, machine)
     if config_path is not None:
         with atomic_write(config_path) as stream:
             label_studio.write_config(store, stream, choice)
@@ -208,6 +234,7 @@ def export_label_studio(
         with atomic_write(out_path) as stream:
             done = label_studio.export_label_studio(store, stream, options)
     where = data(str(out_path)) if out_path is not None else "standard output"
-    say(f"wrote {done.tasks} tasks ({done.annotations} annotations) to ", where, console=err)
+    shown = f"{done.annotations} annotations" + (f", {done.predictions} predictions" if machine else "")
+    say(f"wrote {done.tasks} tasks ({shown}) to ", where, console=err)
     if config_path is not None:
         say("wrote the labeling config to ", data(str(config_path)), console=err)

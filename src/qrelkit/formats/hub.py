@@ -30,6 +30,8 @@ from .paths import display
 from .reports import read_json_model
 
 README, INFO = "README.md", "qrelkit.json"
+MACHINE = "machine_labels.jsonl"
+"""The machine labels of a machine-label version, with their provenance (`models.MachineLabel`)."""
 Kind = Literal["jsonl", "parquet", "tsv"]
 PARQUET_HINT = "pip install 'qrelkit[fast]' (pyarrow) to read and write Parquet"
 ROWS_PER_GROUP = 10_000
@@ -50,6 +52,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "assessors": "int64",
         "pooled_by": "string",
         "best_rank": "int64",
+        "machine_assessor": "string",
     },
 }
 """Each file's columns and their Parquet types (a JSON line holds the same keys)."""

@@ -62,6 +62,8 @@ class Card:
     configs: list[ConfigFacts]
     assessors: AssessorFacts
     license: str = "other"
+    machine_labels: int = 0
+    """How many of the labels are a machine assessor's (`info.machine_assessor`)."""
     tags: list[str] = field(default_factory=lambda: ["qrelkit", "golden-set", "relevance-judgments"])
 
 
@@ -109,11 +111,33 @@ def _intro(card: Card) -> str:
         lines.append(f"- **Note**: {md(info.note)}")
     license_text = LICENSE_TODO if card.license == "other" else f"`{md(card.license)}` (the header's `license`)."
     lines.append(f"- **License**: {license_text}")
-    lines.append(
-        "- **Assessor kind**: every label in this set was made by a person (`human` in the `labels` config): "
-        "qrelkit records no machine labels yet."
-    )
+    lines.append(_kind_line(card))
     return "\n".join(lines)
+
+
+def _kind_line(card: Card) -> str:
+    """Which labels the set uses, and how many are a machine's."""
+    info = card.info
+    if info.labels == "human":
+        return (
+            "- **Labels**: human. Every label in this set was made by a person (`human` in the `labels` config); "
+            "no machine label is in it."
+        )
+    total = info.counts["all"].labels if "all" in info.counts else {}
+    n = sum(total.values())
+    who = md(info.machine_assessor or "")
+    what = (
+        "every label is the machine's"
+        if info.labels == "machine"
+        else "a person's label wins, and the machine's fills a pair no person labeled or skipped"
+    )
+    return (
+        f"- **Labels**: {md(info.labels)} ({what}). {card.machine_labels:,} of the {n:,} labels are machine "
+        f"labels of {who}, not a person's: `machine` in the `labels` config's `assessor_kind`, with "
+        f"`machine_assessor` {who}; `machine_labels.jsonl` holds each one with its provenance (model, endpoint "
+        "host, parameters, prompt hashes, raw reply, latency, tokens, cost, time). A machine label is no "
+        "human judgment: do not report scores on them as if it were."
+    )
 
 
 def _table(head: list[str], rows: Iterable[list[str]]) -> str:

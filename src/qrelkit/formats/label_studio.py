@@ -73,6 +73,8 @@ class Grading:
     choices: Mapping[str, int] = field(default_factory=dict)
     levels: Mapping[str, int] = field(default_factory=dict)
     ground_truth: bool = False
+    predictions: bool = False
+    """Read the tasks' predictions (a model's grades) too; otherwise they are ignored."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,18 @@ class Task:
     doc_text: str | None
     doc_title: str | None
     events: list[Judgment]
+    prediction: Prediction | None = None
+    """The task's prediction, when `Grading.predictions` asks for them (never an event)."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A task's prediction read: its grade, its model_version, its time, and the prediction as given."""
+
+    grade: int
+    model_version: str | None
+    timestamp: str | None
+    raw: str
 
 
 def choice_names(scale: GradeScale) -> dict[int, str]:
@@ -208,7 +222,26 @@ class _Reader:
         if not isinstance(annotations, list):
             raise self.fail(where, f"field 'annotations' is a {_kind(annotations)}, not a list")
         events = [self.annotation(where, j, a, query_id, doc_id) for j, a in enumerate(annotations)]
-        return Task(where, query_id, doc_id, texts[0], texts[1], texts[2], events)
+        prediction = self.prediction(where, obj.get("predictions")) if self.grading.predictions else None
+        return Task(where, query_id, doc_id, texts[0], texts[1], texts[2], events, prediction)
+
+    def prediction(self, task: str, predictions: object) -> Prediction | None:
+        """The task's one prediction (Label Studio's `predictions`: model_version, score, result)."""
+        if predictions is None or predictions == []:
+            return None
+        if not isinstance(predictions, list) or len(predictions) != 1 or not isinstance(predictions[0], dict):
+            found = f"{len(predictions)} predictions" if isinstance(predictions, list) else f"a {_kind(predictions)}"
+            raise self.fail(task, f"field 'predictions' holds {found}", "give a task one prediction (a model's grade)")
+        obj = predictions[0]
+        where = f"{task}, predictions[0]"
+        version = obj.get("model_version")
+        if version is not None and not isinstance(version, str):
+            raise self.fail(where, f"field 'model_version' is a {_kind(version)}, not text")
+        when = obj.get("updated_at") or obj.get("created_at")
+        if when is not None and not (isinstance(when, str) and TIMESTAMP.fullmatch(when)):
+            raise self.fail(where, f"its time {_shown(when)} is not {TIMESTAMP_FORM}", TIME_HINT)
+        raw = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return Prediction(self._grade(obj, where), version, when, raw)
 
     def _identify(self, obj: dict[str, Any], where: str, what: str, within: str = "") -> str:
         """`where` with the object's id in front (`task 17 (tasks[2])`), after `within` (its task);
@@ -439,6 +472,14 @@ def annotation(
         "updated_at": when,
         "lead_time": event.seconds,
     }
+
+
+def prediction(ident: int, assessor: str, grade: int, control: Control, names: Mapping[int, str]) -> dict[str, Any]:
+    """A machine label as a Label Studio prediction (never an annotation): its model_version the
+    machine assessor, its result the grade in the project's control (as `annotation` writes it)."""
+    value: dict[str, Any] = {"rating": grade + 1} if control == "rating" else {"choices": [names[grade]]}
+    result = {"id": f"p{ident}", "from_name": CONTROL_NAME, "to_name": DOC_OBJECT, "type": control, "value": value}
+    return {"id": ident, "model_version": assessor, "result": [result]}
 
 
 def write_tasks(tasks: Iterable[dict[str, Any]], out: IO[str]) -> int:

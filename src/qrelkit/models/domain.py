@@ -69,9 +69,10 @@ AssessorKind = Literal["human", "machine"]
 def assessor_kind(assessor: str) -> AssessorKind:
     """What kind of assessor made an event of the judgment log: always a person (the judging
     screen, imported judgments and qrels). Machine labels (`qrelkit assess`) are never events of
-    the log: they live apart (`storage.machine`, `models.machine`), and `export hub` refuses a
-    version frozen with them, so every export that reports an assessor kind (`export hub`'s
-    `labels` config) still reports people only. The one place that says so."""
+    the log: they live apart (`storage.machine`, `models.machine`), and an export that reports an
+    assessor kind marks a machine label `machine` from that table, never from here (`export hub`'s
+    `labels` config: the pairs a machine-label version's grade is a machine's). The one place
+    that says so."""
     del assessor
     return "human"
 

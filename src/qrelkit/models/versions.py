@@ -17,7 +17,7 @@ from .domain import (
     Weight,
     _Model,
 )
-from .machine import LabelSet
+from .machine import LabelSet, MachineAssessor
 
 # -- frozen versions ----------------------------------------------------------------------------
 
@@ -177,6 +177,10 @@ class HubInfo(_Model):
     data_format: Literal["jsonl", "parquet"]
     splits: dict[str, str | None]
     """Qrels split (of the `default` config) -> the stratum whose labels it holds; null: every label."""
+    labels: LabelSet = Field(default="human", exclude_if=lambda v: v == "human")
+    """Which labels the version holds (`freeze --labels`); left out when human."""
+    machine_assessor: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Whose machine labels it holds, when it holds any (their provenance: `machine_labels.jsonl`)."""
 
 
 class HubLabel(_Model):
@@ -195,9 +199,13 @@ class HubLabel(_Model):
     weight: Weight | None = None
     """The stratum's traffic weight (null: the stratum has none)."""
     assessor_kind: Literal["human", "machine", "mixed"] | None = None
-    """Who judged it (`models.assessor_kind` of each assessor whose vote counts); null: nobody."""
+    """Who judged it: `human` (each assessor whose vote counts is a person), `machine` (its grade
+    is a machine assessor's label, `machine_assessor`); null: nobody."""
     assessors: Annotated[StrictInt, Field(ge=0)] = 0
-    """How many assessors' votes count for the pair (an adjudication counts its adjudicator)."""
+    """How many assessors' votes count for the pair (an adjudication counts its adjudicator; a
+    machine label counts its machine assessor)."""
+    machine_assessor: MachineAssessor | None = None
+    """The machine assessor whose label the grade is (`lexical`, `llm:MODEL`), for a machine row."""
     pooled_by: str | None = None
     """An unlabeled pair's pool source: the runs that surfaced it, or the file that pooled it."""
     best_rank: StrictInt | None = None
@@ -206,4 +214,8 @@ class HubLabel(_Model):
     def _grade_matches_state(self) -> HubLabel:
         if (self.state is LabelState.GRADED) != (self.grade is not None):
             raise ValueError("a graded pair has a grade, a skipped or unlabeled one has none")
+        if (self.assessor_kind == "machine") != (self.machine_assessor is not None):
+            raise ValueError("a machine row names its machine assessor, and only a machine row does")
+        if self.assessor_kind == "machine" and self.state is not LabelState.GRADED:
+            raise ValueError("a machine row is a graded pair (a machine label is a grade)")
         return self

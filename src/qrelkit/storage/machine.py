@@ -61,6 +61,14 @@ class MachineLabels(Part):
         """(query, doc, status, grade) of `assessor`'s latest row per pair, sorted by (query, doc)."""
         return [(q, d, s, g) for q, d, s, g, _ in self.conn.execute(_LATEST, [assessor])]
 
+    def latest_rows(self, assessor: str) -> list[MachineLabel]:
+        """`assessor`'s latest row per pair of a golden-set query, with its provenance, by (query, doc)."""
+        sql = (
+            f"SELECT {_COLUMNS} FROM machine_labels WHERE seq IN (SELECT max(seq) FROM machine_labels WHERE "
+            f"assessor = ? AND {_IN_SET} GROUP BY query_id, doc_id) ORDER BY query_id, doc_id"
+        )
+        return [_label(r) for r in self.conn.execute(sql, [assessor])]
+
     def grades(self, assessor: str) -> list[tuple[str, str, int]]:
         """(query, doc, grade) of the pairs whose latest row of `assessor` parsed (`ok`), sorted."""
         return [(q, d, g) for q, d, s, g in self.latest(assessor) if s == "ok" and g is not None]

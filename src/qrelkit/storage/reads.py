@@ -140,6 +140,7 @@ class Reads(Part):
                 "runs",
                 "run_rows",
                 "reports",
+                "machine_labels",
             )
         }
 

@@ -12,15 +12,18 @@ This face re-exports their public names.
 
 from .check import read, verify
 from .diff import comparability, diff, labels_of, mixed_labels
-from .folders import CONTENT_MISMATCH, FILES, MANIFEST, freeze, latest_version, read_manifest
+from .folders import CONTENT_MISMATCH, FILES, MACHINE_FILE, MANIFEST, files_of, freeze, latest_version, read_manifest
 from .labels import VersionLabels, read_labels
-from .snapshot import Snapshot, content_hash, documents_hash
+from .snapshot import Snapshot, content_hash, documents_hash, machine_labels_hash
 
 __all__ = [
     "VersionLabels",
     "read_labels",
     "CONTENT_MISMATCH",
     "FILES",
+    "MACHINE_FILE",
+    "files_of",
+    "machine_labels_hash",
     "MANIFEST",
     "Snapshot",
     "comparability",

@@ -8,6 +8,9 @@ and the judgment log into the resolution rule, one event at a time. Found, as pr
   hard link (editing it would edit another version) is refused like a symlink;
 - the manifest: `content_hash`, `documents_sha256`, `counts`, and that `label_policy` resolves the
   judgment log to the labels of qrels.txt;
+- with machine labels: `machine_labels.jsonl` holds one row of the version's machine assessor,
+  with a parsed grade, for exactly each pair of qrels.txt a machine's grade fills (every pair for
+  `machine`; for `human+machine`, each pair no human labeled or skipped), with that grade;
 - the data rules an import enforces: query and document ids once each, every query's stratum
   among the version's strata, labels and events on the version's queries only, every grade within
   the scale (0 to its highest grade).
@@ -28,9 +31,11 @@ from ..errors import InputError, VersionError
 from ..formats import jsonl
 from ..formats.hashing import PlainFile
 from ..models import Document, GoldenSetInfo, Judgment, LabelState, Manifest, PoolEntry, Query
+from ..models.machine import MachineLabel
 from .doc_hash import SPILL_BYTES, SortedLinesHash
 from .folders import (
     CONTENT_MISMATCH,
+    MACHINE_FILE,
     MANIFEST,
     MAX_FILE_BYTES,
     _extra_files,
@@ -39,7 +44,7 @@ from .folders import (
     read_as_is,
     read_manifest,
 )
-from .snapshot import LabelSetKey, Snapshot, content_hash_of, counts_of, labels_json_bytes
+from .snapshot import LabelSetKey, Snapshot, content_hash_of, counts_of, labels_json_bytes, machine_labels_hash
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,6 +70,8 @@ class Checked:
     unlabeled_queries: list[str] = field(default_factory=list)
     """The query of each pooled unlabeled pair (for the counts, kept or not)."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    machine: list[MachineLabel] = field(default_factory=list)
+    """The rows of `machine_labels.jsonl` (none for a human-label version)."""
 
 
 DEEP = ("documents", "events", "unlabeled")
@@ -86,6 +93,7 @@ def check(
     try:
         _read_queries(folder, c)
         _read_labels(folder, c)
+        _read_machine(folder, c)
         if "documents" in files:
             _read_documents(folder, c, keep=keep, spill_bytes=spill_bytes)
         if "events" in files:
@@ -239,6 +247,55 @@ def _read_events(folder: Path, c: Checked, *, keep: bool) -> None:
     ):
         policy = c.info.label_policy
         c.problems.append(f"{MANIFEST}: qrels.txt does not hold the labels {policy!r} resolves {name} to")
+    if kind != "human":
+        _check_machine(c, labels, {(q, d) for q, d, _ in graded} | set(c.skipped))
+
+
+def _read_machine(folder: Path, c: Checked) -> None:
+    """`machine_labels.jsonl` of a machine-label version: its rows, each of the version's machine
+    assessor, with a grade, on a query of the version, one per pair."""
+    if c.manifest.labels == "human":
+        return
+    name = MACHINE_FILE
+    source = _source(folder, name, c)
+    known = {q.id for q in c.queries}
+    seen: dict[tuple[str, str], int] = {}
+    for line, x in _models(source, MachineLabel, name, c):
+        pair = (x.query_id, x.doc_id)
+        if x.assessor != c.manifest.machine_assessor:
+            c.problems.append(f"{name}:{line}: a label of {x.assessor!r}, not of {c.manifest.machine_assessor!r}")
+        elif x.status != "ok":
+            c.problems.append(f"{name}:{line}: a {x.status} reply is no label")
+        elif pair in seen:
+            c.problems.append(f"{name}:{line}: pair {x.query_id} {x.doc_id} repeats line {seen[pair]}")
+        elif x.query_id not in known:
+            c.problems.append(f"{name}:{line}: a label of query {x.query_id!r}, not in queries.jsonl")
+        seen.setdefault(pair, line)
+        c.machine.append(x)
+    _hashed(source, name, c)
+
+
+def _check_machine(c: Checked, labels: list[tuple[str, str, int]], human: set[tuple[str, str]]) -> None:
+    """Each pair of qrels.txt a machine's grade fills has its row in `machine_labels.jsonl`, with
+    that grade; no row is on a pair humans labeled or skipped, nor missing from qrels.txt."""
+    name = MACHINE_FILE
+    filled = {(q, d): g for q, d, g in labels if c.manifest.labels == "machine" or (q, d) not in human}
+    rows = {(x.query_id, x.doc_id): x.grade for x in c.machine}
+    if c.manifest.labels == "human+machine":
+        on_human = sorted(rows.keys() & human)
+        if on_human:
+            q, d = on_human[0]
+            c.problems.append(f"{name}: a machine label on pair {q} {d}, which humans labeled")
+            return
+    missing = sorted(filled.keys() - rows.keys())
+    if missing:
+        q, d = missing[0]
+        c.problems.append(f"qrels.txt: pair {q} {d} holds a machine's grade, and {name} has no row of it")
+        return
+    other = sorted(p for p, g in rows.items() if filled.get(p) != g)
+    if other:
+        q, d = other[0]
+        c.problems.append(f"{name}: pair {q} {d} has grade {rows[(q, d)]}, not qrels.txt's {filled.get((q, d))}")
 
 
 def _read_unlabeled(folder: Path, c: Checked, *, keep: bool) -> None:
@@ -265,9 +322,7 @@ def _check_manifest(c: Checked) -> None:
     skipped = (q for q, _ in c.skipped)
     if counts_of(c.info, c.queries, labels, skipped, c.unlabeled_queries) != c.manifest.counts:
         c.problems.append(f"{MANIFEST}: counts do not match the files")
-    found = content_hash_of(
-        c.info, c.queries, _label_pieces(cols), c.manifest.documents_sha256, label_set=_label_set(c.manifest)
-    )
+    found = _content_hash(c, _label_pieces(cols))
     if found != c.manifest.content_hash:
         c.problems.append(CONTENT_MISMATCH)
 
@@ -275,6 +330,15 @@ def _check_manifest(c: Checked) -> None:
 def _label_set(manifest: Manifest) -> LabelSetKey:
     """Which labels a version's qrels.txt holds, as its content hash covers them."""
     return manifest.labels, manifest.machine_assessor
+
+
+def _content_hash(c: Checked, pieces: Iterator[bytes]) -> str:
+    """The content hash of what `c` read (its machine labels' provenance included)."""
+    machine = None if c.manifest.labels == "human" else machine_labels_hash(c.machine)
+    label_set = _label_set(c.manifest)
+    return content_hash_of(
+        c.info, c.queries, pieces, c.manifest.documents_sha256, label_set=label_set, machine_hash=machine
+    )
 
 
 def _label_pieces(cols: Columns, size: int = 10_000) -> Iterator[bytes]:
@@ -326,8 +390,7 @@ def _hashed_only(folder: Path) -> Checked:
             c.problems.append(f"{name}: missing")
         elif _file_digest(folder / name) != c.manifest.files[name]:
             c.problems.append(f"{name}: changed (sha256 differs from the manifest)")
-    pieces = _label_pieces(c.labels)
-    found = content_hash_of(c.info, c.queries, pieces, c.manifest.documents_sha256, label_set=_label_set(c.manifest))
+    found = _content_hash(c, _label_pieces(c.labels))
     if found != c.manifest.content_hash:
         c.problems.append(CONTENT_MISMATCH)
     return c
@@ -354,8 +417,9 @@ def read(folder: Path, *, check: bool = True) -> Snapshot:
         for q, d, g in zip(cols.query.tolist(), cols.doc.tolist(), cols.value.tolist(), strict=True)
     ]
     return Snapshot(
-        c.info, c.queries, c.documents, labels, c.events, c.unlabeled, c.skipped, label_set=_label_set(c.manifest)
-    )
+        c.info, c.queries, c.documents, labels, c.events, c.unlabeled, c.skipped, label_set=_label_set(c.manifest),
+        machine=c.machine,
+    )  # fmt: skip
 
 
 check_folder = check

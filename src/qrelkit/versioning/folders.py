@@ -45,16 +45,24 @@ from ..models import (
     Query,
     utcnow,
 )
+from ..models.machine import MachineLabel
 from .snapshot import Snapshot, documents_hash
 
 MANIFEST = "manifest.json"
 FILES = ("queries.jsonl", "documents.jsonl", "qrels.txt", "judgments.jsonl", "unlabeled.jsonl")
 """Every data file of a version, in the order they are written."""
+MACHINE_FILE = "machine_labels.jsonl"
+"""A version frozen with machine labels also holds each machine label it uses, with its provenance."""
 MAX_FILE_BYTES = 4 << 30
 """The largest file of a version that is read (4 GiB)."""
 MAX_MANIFEST_BYTES = 64 << 20
 """The largest manifest read (64 MiB: a manifest holds counts per stratum, not data)."""
 _PLAIN_HINT = "a version folder holds only the regular files `qrelkit freeze` wrote"
+
+
+def files_of(labels: str) -> tuple[str, ...]:
+    """The data files of a version frozen with `labels` (`FILES`, and `MACHINE_FILE` unless human)."""
+    return FILES if labels == "human" else (*FILES, MACHINE_FILE)
 
 
 def _plain_file(folder: Path, name: str) -> Path | None:
@@ -119,13 +127,16 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
         queries = sorted(snapshot.queries, key=lambda q: q.id)
         documents = sorted(snapshot.documents, key=lambda d: d.id)
         unlabeled = sorted(snapshot.unlabeled, key=lambda p: (p.query_id, p.doc_id))
+        machine = sorted(snapshot.machine, key=lambda x: (x.query_id, x.doc_id))
         rows: dict[str, Iterable[BaseModel]] = {
             "queries.jsonl": queries,
             "documents.jsonl": documents,
             "judgments.jsonl": snapshot.events,
             "unlabeled.jsonl": unlabeled,
+            MACHINE_FILE: machine,
         }
-        for file_name in FILES:
+        names = files_of(snapshot.label_set[0])
+        for file_name in names:
             with open(tmp / file_name, "w", encoding="utf-8", newline="\n") as fh:
                 if file_name == "qrels.txt":
                     trec.write_qrels(snapshot.labels, fh, presorted=snapshot.labels_sorted)
@@ -144,7 +155,7 @@ def freeze(snapshot: Snapshot, out: Path, name: str, version: str, *, note: str 
             profiles=snapshot.info.profiles,
             label_policy=snapshot.info.label_policy,
             counts=snapshot.counts(),
-            files={f: _file_digest(tmp / f) for f in FILES},
+            files={f: _file_digest(tmp / f) for f in names},
             documents_sha256=documents_hash(snapshot.documents),
             content_hash=snapshot.content_hash(),
             labels=snapshot.label_set[0],
@@ -177,10 +188,13 @@ def read_manifest(folder: Path) -> Manifest:
     if _plain_file(folder, MANIFEST) is None:  # a dangling symlink
         raise InputError("is a symlink: refused", _PLAIN_HINT, path=str(path))
     manifest = read_json_model(PlainFile(path, MAX_MANIFEST_BYTES), Manifest)
-    if set(manifest.files) != set(FILES):
+    names = files_of(manifest.labels)
+    if set(manifest.files) != set(names):
         listed = ", ".join(sorted(manifest.files)[:8]) or "nothing"
         raise InputError(
-            f"files lists {listed}; a version holds exactly {', '.join(FILES)}", _PLAIN_HINT, path=str(path)
+            f"files lists {listed}; a version frozen with {manifest.labels} labels holds exactly {', '.join(names)}",
+            _PLAIN_HINT,
+            path=str(path),
         )
     return manifest
 
@@ -209,8 +223,8 @@ def read_as_is(folder: Path) -> Snapshot:
     """A version's files as they are, unchecked (`--no-verify`): a missing or unreadable file is
     an `InputError`. The checked read is `check.read`."""
     manifest = read_manifest(folder)
-    parsed: dict[str, list[Any]] = {}
-    for file_name in FILES:
+    parsed: dict[str, list[Any]] = {MACHINE_FILE: []}
+    for file_name in files_of(manifest.labels):
         if _plain_file(folder, file_name) is None:
             raise InputError(
                 "no such file", "a version holds the files its manifest lists", path=str(folder / file_name)
@@ -234,6 +248,7 @@ def read_as_is(folder: Path) -> Snapshot:
         unlabeled=parsed["unlabeled.jsonl"],
         skipped=sorted(k for k, (state, _) in resolved.items() if state is LabelState.SKIPPED),
         label_set=(manifest.labels, manifest.machine_assessor),
+        machine=parsed[MACHINE_FILE],
     )
 
 
@@ -242,6 +257,7 @@ _MODELS: dict[str, type[BaseModel]] = {
     "documents.jsonl": Document,
     "judgments.jsonl": Judgment,
     "unlabeled.jsonl": PoolEntry,
+    MACHINE_FILE: MachineLabel,
 }
 
 

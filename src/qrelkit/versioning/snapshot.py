@@ -1,8 +1,9 @@
 """The content of a version in memory (`Snapshot`), its counts, and its content identity.
 
 A version's `content_hash` covers documents, queries, labels, strata with weights, the grade
-scale and scoring profiles; not row order, creation time, name or version. Two freezes of an
-unchanged store give the same `content_hash`.
+scale and scoring profiles (and, for machine labels, which ones and every machine label's
+provenance); not row order, creation time, name or version. Two freezes of an unchanged store give
+the same `content_hash`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import (
@@ -26,7 +27,7 @@ from ..models import (
     Query,
     StratumCounts,
 )
-from ..models.machine import LabelSet
+from ..models.machine import LabelSet, MachineLabel
 
 LabelSetKey = tuple[LabelSet, str | None]
 """(label set, machine assessor) of a content: `("human", None)`, `("human+machine", "lexical")`."""
@@ -70,6 +71,16 @@ def documents_hash(docs: Iterable[Document]) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def machine_labels_hash(rows: Iterable[MachineLabel]) -> str:
+    """sha256 over machine labels with their provenance (`machine_labels.jsonl`'s rows as
+    canonical JSON, None fields left out), independent of their order."""
+    lines = sorted(_canonical(x.model_dump(mode="json", exclude_none=True)) for x in rows)
+    h = hashlib.sha256()
+    for line in lines:
+        h.update(line + b"\n")
+    return "sha256:" + h.hexdigest()
+
+
 def content_hash(
     info: GoldenSetInfo,
     queries: Iterable[Query],
@@ -78,6 +89,7 @@ def content_hash(
     *,
     presorted: bool = False,
     label_set: LabelSetKey = HUMAN_LABELS,
+    machine_hash: str | None = None,
 ) -> str:
     """The canonical content hash, prefixed `sha256:`; `labels` as (query, doc, grade) rows.
 
@@ -85,10 +97,11 @@ def content_hash(
     strata} (keys sorted, compact separators, labels and queries sorted). With `presorted` the
     labels arrive sorted by (query, doc) and stream into the hash (the same bytes as sorting
     them first; a store's million labels never sit in memory together). `label_set`: which labels
-    they are (`LabelSetKey`)."""
+    they are (`LabelSetKey`), `machine_hash` the `machine_labels_hash` of the machine labels among
+    them."""
     rows = labels if presorted else sorted((q, d, g) for q, d, g in labels)
     pieces = (labels_json(batch) for batch in _batches(rows, 10_000))
-    return content_hash_of(info, queries, pieces, docs_hash, label_set=label_set)
+    return content_hash_of(info, queries, pieces, docs_hash, label_set=label_set, machine_hash=machine_hash)
 
 
 def labels_json(batch: list[tuple[str, str, int]]) -> bytes:
@@ -116,15 +129,20 @@ def content_hash_of(
     docs_hash: str,
     *,
     label_set: LabelSetKey = HUMAN_LABELS,
+    machine_hash: str | None = None,
 ) -> str:
     """`content_hash` with the labels given as `labels_json` pieces, in (query, doc) order. Human
-    labels hash as they always have; other labels add `label_set` {labels, machine_assessor}
-    (its key sorts before `labels`), so that no machine-label content passes for human."""
+    labels hash as they always have; other labels add `label_set` {labels, machine_assessor,
+    machine_labels: `machine_hash`} (its key sorts before `labels`), so that no machine-label
+    content passes for human and a machine label's provenance is part of the content."""
     h = hashlib.sha256()
     h.update(b'{"documents":' + _canonical(docs_hash))
     if label_set != HUMAN_LABELS:
         kind, assessor = label_set
-        h.update(b',"label_set":' + _canonical({"labels": kind, "machine_assessor": assessor}))
+        machine = machine_hash or machine_labels_hash([])
+        h.update(
+            b',"label_set":' + _canonical({"labels": kind, "machine_assessor": assessor, "machine_labels": machine})
+        )
     h.update(b',"labels":[')
     first = True
     for piece in labels:
@@ -158,11 +176,18 @@ class Snapshot:
     """Whether `labels` come sorted by (query, doc): then they stream, never sorted in memory."""
     label_set: LabelSetKey = HUMAN_LABELS
     """Which labels `labels` are: the humans' (resolved from `events`), or machine labels too."""
+    machine: list[MachineLabel] = field(default_factory=list)
+    """The machine labels among `labels`, with their provenance (`machine_labels.jsonl`): one
+    per pair a machine's grade fills; none for human labels."""
 
     def content_hash(self) -> str:
         rows = ((lab.query_id, lab.doc_id, lab.grade) for lab in self.labels)
         docs = documents_hash(self.documents)
-        return content_hash(self.info, self.queries, rows, docs, presorted=self.labels_sorted, label_set=self.label_set)
+        machine = None if self.label_set == HUMAN_LABELS else machine_labels_hash(self.machine)
+        return content_hash(
+            self.info, self.queries, rows, docs, presorted=self.labels_sorted, label_set=self.label_set,
+            machine_hash=machine,
+        )  # fmt: skip
 
     def counts(self) -> dict[str, StratumCounts]:
         """Stratum -> counts of queries, labels by grade, skipped and unlabeled pairs; `all` holds the totals."""

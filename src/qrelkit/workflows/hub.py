@@ -8,6 +8,12 @@ What the folder does not hold: the judgment log's events (who voted what, when, 
 adjudications): each pair's resolved state, its assessor kind and how many assessors' votes count
 for it stand for them. `import hub` records one event per labeled or skipped pair instead, so a
 version exported and imported again has the same content hash, not the same log.
+
+A version frozen with machine labels (`freeze --labels machine|human+machine`): each pair whose
+grade is a machine's is a `labels` row of assessor kind `machine` naming its machine assessor, and
+`machine_labels.jsonl` holds those labels with their provenance, as the version does; `import hub`
+brings them back as machine labels, never as votes. Of a `machine` version the humans' labels
+under the machine's are not written (qrels holds the machine's grades), as the version's qrels.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from typing import Any, Literal
 
 from .. import resolution, versioning
 from ..errors import UsageError
-from ..formats import hub
+from ..formats import hub, jsonl
 from ..formats.hub_card import AssessorFacts, Card, ConfigFacts, render
 from ..formats.hub_yaml import DEFAULT_CONFIG, DataFiles
 from ..formats.writing import atomic_folder
 from ..models import HubInfo, Judgment, JudgmentState, Manifest, assessor_kind
+from ..models.machine import MachineLabel
 from .outputs import check_output
 
 HubFormat = Literal["jsonl", "parquet"]
@@ -67,12 +74,6 @@ def export_hub(
         raise UsageError(f"--license {license!r:.40} is not a licence identifier", "e.g. cc-by-4.0, mit, other")
     _check_out(version, out, store=store, force=force)
     manifest = versioning.read_manifest(version)
-    if manifest.labels != "human":  # `import hub` would take them for human labels
-        raise UsageError(
-            f"{version} was frozen with {manifest.labels} labels ({manifest.machine_assessor}): export hub writes "
-            "human-label versions only, for now",
-            "freeze the store again without --labels, and export that version",
-        )
     if fmt == "parquet":
         hub.pyarrow_parquet()  # before reading anything: say what to install
     snap = versioning.read(version, check=True)
@@ -86,6 +87,10 @@ def export_hub(
     ext = "jsonl" if fmt == "jsonl" else "parquet"
     with atomic_folder(out, replace=force) as tmp:
         configs = _write_configs(tmp, snap, labels, rows, plan, fmt, ext, stratum_of)
+        if manifest.labels != "human":
+            with open(tmp / hub.MACHINE, "w", encoding="utf-8", newline="\n") as fh:
+                machine: list[MachineLabel] = sorted(snap.machine, key=_pair)
+                jsonl.write_models(machine, fh)
         info = HubInfo(
             name=manifest.name,
             version=manifest.version,
@@ -100,11 +105,18 @@ def export_hub(
             counts=manifest.counts,
             data_format=fmt,
             splits=plan,
+            labels=manifest.labels,
+            machine_assessor=manifest.machine_assessor,
         )
         (tmp / hub.INFO).write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        card = Card(info=info, configs=configs, assessors=assessor_facts(snap.events, votes), license=license)
+        facts = assessor_facts(snap.events, votes)
+        card = Card(info=info, configs=configs, assessors=facts, license=license, machine_labels=len(snap.machine))
         (tmp / hub.README).write_text(render(card), encoding="utf-8", newline="\n")
     return HubExport(out, manifest, len(snap.documents), len(snap.queries), len(labels), len(rows), plan)
+
+
+def _pair(x: MachineLabel) -> tuple[str, str]:
+    return x.query_id, x.doc_id
 
 
 def _check_out(version: Path, out: Path, *, store: Path | None, force: bool) -> None:
@@ -184,32 +196,37 @@ def kind_of(assessors: set[str]) -> str | None:
 def label_rows(
     snap: versioning.Snapshot, labels: list[tuple[str, str, int]], votes: dict[tuple[str, str], set[str]]
 ) -> list[dict[str, Any]]:
-    """The `labels` config: every labeled, skipped and pooled-unjudged pair, by (query, doc)."""
+    """The `labels` config: every labeled, skipped and pooled-unjudged pair, by (query, doc); a pair
+    whose grade is a machine's is of kind `machine`, with its machine assessor (a column only a
+    machine-label version has)."""
     stratum_of = {q.id: q.stratum for q in snap.queries}
     weights = {s.name: s.weight for s in snap.info.strata}
+    machine = {(x.query_id, x.doc_id): x.assessor for x in snap.machine}
     states: list[tuple[str, str, str, int | None, str | None, int | None]] = [
         *((q, d, "graded", g, None, None) for q, d, g in labels),
-        *((q, d, "skipped", None, None, None) for q, d in snap.skipped),
+        *((q, d, "skipped", None, None, None) for q, d in snap.skipped if (q, d) not in machine),
         *((p.query_id, p.doc_id, "unlabeled", None, p.source or None, p.best_rank) for p in snap.unlabeled),
     ]
     rows = []
     for q, d, state, grade, pooled_by, best_rank in sorted(states, key=lambda r: (r[0], r[1])):
         who = votes.get((q, d), set()) if state != "unlabeled" else set()
+        by_machine = machine.get((q, d)) if state == "graded" else None
         stratum = stratum_of[q]
-        rows.append(
-            {
-                "query-id": q,
-                "corpus-id": d,
-                "state": state,
-                "grade": grade,
-                "stratum": stratum,
-                "weight": weights.get(stratum),
-                "assessor_kind": kind_of(who),
-                "assessors": len(who),
-                "pooled_by": pooled_by,
-                "best_rank": best_rank,
-            }
-        )
+        row = {
+            "query-id": q,
+            "corpus-id": d,
+            "state": state,
+            "grade": grade,
+            "stratum": stratum,
+            "weight": weights.get(stratum),
+            "assessor_kind": "machine" if by_machine else kind_of(who),
+            "assessors": 1 if by_machine else len(who),
+            "pooled_by": pooled_by,
+            "best_rank": best_rank,
+        }
+        if snap.label_set[0] != "human":
+            row["machine_assessor"] = by_machine
+        rows.append(row)
     return rows
 
 
@@ -243,7 +260,7 @@ def _write_configs(
     doc_cols = ["_id", "title", "text"] + ["metadata"] * any(d.metadata is not None for d in snap.documents)
     query_cols = ["_id", "text", "stratum"] + ["description"] * any(q.description is not None for q in snap.queries)
     qrels_cols = list(hub.COLUMNS["qrels"])
-    label_cols = list(hub.COLUMNS["labels"])
+    label_cols = [c for c in hub.COLUMNS["labels"] if c != "machine_assessor" or snap.label_set[0] != "human"]
     n_docs = write(f"corpus.{ext}", "corpus", _documents(snap, doc_cols), doc_cols)
     n_queries = write(f"queries.{ext}", "queries", _queries(snap, query_cols), query_cols)
     qrels_rows = {}
@@ -279,7 +296,8 @@ def _write_configs(
             [DataFiles("labels", (f"labels.{ext}",))],
             {"labels": n_rows},
             label_cols,
-            "every labeled, skipped and pooled-but-unjudged pair: state, grade or null, stratum, weight, assessor kind",
+            "every labeled, skipped and pooled-but-unjudged pair: state, grade or null, stratum, weight, assessor kind"
+            + (" (and the machine assessor of a machine label)" if "machine_assessor" in label_cols else ""),
         ),
     ]
 

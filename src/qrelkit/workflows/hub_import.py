@@ -12,6 +12,9 @@ an unknown query, a grade above the scale: refused, naming the file and its line
 - with `qrelkit.json` (a folder `export hub` wrote): the name, scale, every stratum's weight, the
   profiles and the label policy from it. Such a folder is a whole golden set: it goes into a store
   holding no queries, documents, judgments or pool yet, as `import version` does.
+- a `labels` row of assessor kind `machine` (a machine-label version's): a machine label, from
+  `machine_labels.jsonl` with its provenance, into the machine table; never a vote. Such a row
+  without its provenance row (or one the file does not match) is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, StoreError, UsageError, VersionError
-from ..formats import beir, hub
+from ..formats import beir, hub, jsonl
 from ..formats.hub import DataFile, Layout
 from ..formats.trec import QrelRecord
 from ..models import (
@@ -40,6 +43,7 @@ from ..models import (
     Stratum,
     check_assessor,
 )
+from ..models.machine import MachineLabel
 from ..storage import Store
 
 LabelRows = list[tuple[DataFile, int, HubLabel]]
@@ -76,6 +80,7 @@ def import_hub(
     info = hub.read_info(folder)
     with hub.rows_named([*layout.corpus, *layout.queries, *layout.qrels, *layout.labels]):
         rows: LabelRows = list(hub.read_labels(layout.labels))  # all read before anything is written
+        machine = _machine_labels(folder, info, rows)
         strata = _query_strata(rows)
         with store.transaction():
             if info is not None:
@@ -90,14 +95,16 @@ def import_hub(
                 queries += store.imports.queries(_queries(f, stratum, strata, seen), source=f.name, create_strata=True)
             if rows:
                 labels, skipped, pooled = _import_states(store, rows, assessor)
+                store.machine.record(machine)  # their own table: never a vote
                 _check_qrels(layout, rows, info)
             else:
                 (labels, pooled), skipped = _import_qrels(store, layout, assessor), 0
     content = None
     if info is not None:
+        from .label_sets import LabelChoice
         from .versions import snapshot
 
-        content = snapshot(store).content_hash()
+        content = snapshot(store, LabelChoice(info.labels, info.machine_assessor)).content_hash()
     return HubImport(
         docs, queries, labels, skipped, pooled, split, bool(rows), info.content_hash if info else None, content
     )
@@ -228,10 +235,10 @@ def _import_states(store: Store, rows: LabelRows, assessor: str) -> tuple[int, i
                 ),
             )
             for n, row in items
-            if row.state is not LabelState.UNLABELED
+            if row.state is not LabelState.UNLABELED and row.assessor_kind != "machine"
         ]
         store.imports.judgments(events, source=file.name)
-        labels += sum(1 for _, row in items if row.state is LabelState.GRADED)
+        labels += sum(1 for _, row in items if row.state is LabelState.GRADED)  # the machine's too
         skipped += sum(1 for _, row in items if row.state is LabelState.SKIPPED)
     pool = [
         PoolEntry(query_id=row.query_id, doc_id=row.doc_id, source=row.pooled_by or "", best_rank=row.best_rank)
@@ -239,6 +246,46 @@ def _import_states(store: Store, rows: LabelRows, assessor: str) -> tuple[int, i
         if row.state is LabelState.UNLABELED
     ]
     return labels, skipped, store.imports.pool_entries(pool)
+
+
+def _machine_labels(folder: Path, info: HubInfo | None, rows: LabelRows) -> list[MachineLabel]:
+    """The machine labels of the `labels` rows of kind `machine`, from `machine_labels.jsonl`: one
+    row of `qrelkit.json`'s machine assessor per such pair, with its grade, and no other."""
+    wanted = [(f, n, r) for f, n, r in rows if r.assessor_kind == "machine"]
+    path = folder / hub.MACHINE
+    if not wanted:
+        return []
+    f, n, first = wanted[0]
+    if info is None or info.labels == "human" or not path.is_file():
+        raise InputError(
+            f"query {first.query_id!r} doc {first.doc_id!r} is a machine label without its provenance "
+            f"({hub.MACHINE} and a qrelkit.json naming its machine assessor)",
+            "a machine label is never imported as a person's vote: export the folder again with qrelkit",
+            path=f.name,
+            line=n,
+        )
+    found: dict[tuple[str, str], MachineLabel] = {}
+    for line, x in jsonl.read_models(path, MachineLabel):
+        pair = (x.query_id, x.doc_id)
+        if x.assessor != info.machine_assessor or x.status != "ok" or pair in found:
+            why = "repeats a pair" if pair in found else f"is not an ok label of {info.machine_assessor!r}"
+            raise InputError(f"this row {why}", "keep one parsed label per pair", path=str(path), line=line)
+        found[pair] = x
+    for f, n, r in wanted:
+        given = found.get((r.query_id, r.doc_id))
+        if given is None or given.grade != r.grade or given.assessor != r.machine_assessor:
+            raise InputError(
+                f"query {r.query_id!r} doc {r.doc_id!r}: this machine row does not match {hub.MACHINE}",
+                "the labels config and the machine labels disagree: export the folder again",
+                path=f.name,
+                line=n,
+            )
+    stray = sorted(found.keys() - {(r.query_id, r.doc_id) for _, _, r in wanted})
+    if stray:
+        q, d = stray[0]
+        raise InputError(f"a machine label of query {q!r} doc {d!r}, not a machine row of the labels config",
+                         "export the folder again", path=str(path))  # fmt: skip
+    return [found[pair] for pair in sorted(found)]
 
 
 def _qrels_records(file: DataFile) -> Iterator[QrelRecord]:

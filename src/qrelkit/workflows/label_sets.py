@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .. import resolution
 from ..errors import UsageError
-from ..models.machine import LabelSet, check_label_set
+from ..models.machine import LabelSet, MachineLabel, check_label_set
 from ..storage import Store
 
 
@@ -79,3 +79,12 @@ def machine_pairs(store: Store, choice: LabelChoice) -> set[tuple[str, str]]:
         return machine
     held = {(q, d) for q, d, _ in store.reads.label_rows()} | set(store.reads.skipped())
     return machine - held
+
+
+def machine_rows(store: Store, choice: LabelChoice) -> list[MachineLabel]:
+    """The machine labels the chosen labels use, with their provenance: the machine assessor's
+    latest row of each pair it fills (`machine_pairs`), by (query, doc); none for human labels."""
+    filled = machine_pairs(store, choice)
+    if not filled or choice.machine_assessor is None:
+        return []
+    return [x for x in store.machine.latest_rows(choice.machine_assessor) if (x.query_id, x.doc_id) in filled]

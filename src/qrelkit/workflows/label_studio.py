@@ -15,7 +15,14 @@ adjudication too), its data the query (id, text, guidelines, stratum) and the do
 title, text); with `annotations`, each assessor's current vote (a grade or a skip, with its time
 and seconds) and the pair's adjudication (as a ground-truth annotation). What a task cannot carry:
 the history behind each current vote (earlier grades, retractions, clears, notes), pool sources and
-ranks, and stratum weights. Machine labels (predictions) are not written: qrelkit keeps none.
+ranks, and stratum weights.
+
+Machine labels travel as Label Studio predictions, never as annotations: `export` with
+`predictions` writes one machine assessor's grade of each task's pair as its prediction
+(model_version: the assessor); `import` ignores predictions unless `predictions_as` names a
+machine assessor, and then each task's prediction becomes a machine label of it (in the machine
+table: never a vote), its provenance what Label Studio gives (model_version, time, the prediction
+as read); importing the same export again adds nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from ..errors import InputError, UsageError
 from ..formats import label_studio as ls
 from ..formats.paths import display
 from ..models import DEFAULT_STRATUM, Document, Judgment, JudgmentState, PoolEntry, Query
+from ..models.machine import MachineLabel, is_machine_assessor
 from ..resolution import PairVotes, votes_of
 from ..storage import JudgmentsImported, Store
 from .importing import refuse_empty
@@ -47,6 +55,9 @@ class ImportOptions:
     """A ground-truth annotation is an adjudication (else one vote among the others)."""
     stratum: str = DEFAULT_STRATUM
     """The stratum of the queries created (with `fields.query_text`)."""
+    predictions_as: str | None = None
+    """The machine assessor (`lexical`, `llm:MODEL`) whose labels the tasks' predictions become;
+    None: predictions are ignored."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,8 @@ class Imported:
     """Queries created."""
     documents: int
     """Documents created."""
+    predictions: int = 0
+    """Machine labels written from predictions (`predictions_as`)."""
 
 
 def parse_choices(given: Sequence[str], max_grade: int) -> dict[str, int]:
@@ -84,11 +97,17 @@ def _grading(store: Store, options: ImportOptions) -> ls.Grading:
     scale = store.settings.scale
     levels = {name: grade for grade, name in ls.choice_names(scale).items()}
     choices = parse_choices(options.choices, scale.max_grade)
-    return ls.Grading(scale.max_grade, options.offset, choices, levels, options.ground_truth)
+    predictions = options.predictions_as is not None
+    return ls.Grading(scale.max_grade, options.offset, choices, levels, options.ground_truth, predictions)
 
 
 def _check_options(store: Store, options: ImportOptions) -> None:
     f = options.fields
+    if options.predictions_as is not None and not is_machine_assessor(options.predictions_as):
+        raise UsageError(
+            f"--predictions-as {options.predictions_as!r:.60} is not a machine assessor's name",
+            "predictions are a model's labels, never a person's: name a machine assessor, lexical or llm:MODEL",
+        )
     if f.doc_title is not None and f.doc_text is None:
         raise UsageError("--doc-title-field names the title of documents to create", "give --doc-text-field too")
     if f.query_text is not None and options.stratum != DEFAULT_STRATUM:
@@ -116,6 +135,7 @@ def import_label_studio(store: Store, path: Path, options: ImportOptions | None 
         done = store.imports.judgments(_events(tasks), source=name)
         unannotated = (PoolEntry(query_id=t.query_id, doc_id=t.doc_id, source=name) for t in tasks if not t.events)
         pooled = store.imports.pool_entries(unannotated)
+        predicted = _record_predictions(store, tasks, options.predictions_as)
     states = [e.state for t in tasks for e in t.events]
     return Imported(
         tasks=len(tasks),
@@ -126,7 +146,42 @@ def import_label_studio(store: Store, path: Path, options: ImportOptions | None 
         pooled=pooled,
         queries=len(queries),
         documents=len(documents),
+        predictions=predicted,
     )
+
+
+def _record_predictions(store: Store, tasks: list[ls.Task], assessor: str | None) -> int:
+    """Each task's prediction as a machine label of `assessor` (those recorded before: skipped)."""
+    import hashlib
+
+    if assessor is None:
+        return 0
+    labels = []
+    for t in tasks:
+        p = t.prediction
+        if p is None:
+            continue
+        key = hashlib.sha256("\0".join(("label-studio", assessor, t.query_id, t.doc_id, p.raw)).encode()).hexdigest()
+        labels.append(
+            MachineLabel.model_validate(
+                {
+                    "assessor": assessor,
+                    "query_id": t.query_id,
+                    "doc_id": t.doc_id,
+                    "status": "ok",
+                    "grade": p.grade,
+                    "model": p.model_version,
+                    "parameters": {"from": "label-studio prediction"},
+                    "reply": p.raw,
+                    "template_sha256": "",
+                    "prompt_sha256": "",
+                    "cache_key": "sha256:" + key,
+                    **({"timestamp": p.timestamp} if p.timestamp else {}),
+                }
+            )  # fmt: skip
+        )
+    known = store.machine.cached(x.cache_key for x in labels)
+    return store.machine.record(x for x in labels if x.cache_key not in known)
 
 
 def _events(tasks: list[ls.Task]) -> Iterator[tuple[int, Judgment]]:
@@ -194,19 +249,36 @@ class ExportOptions:
     annotations: bool = False
     """Each task carries the pair's current votes and adjudication (implies `every_pair`)."""
     control: ls.Control = "choices"
+    predictions: str | None = None
+    """The machine assessor whose labels the tasks carry as predictions (None: no predictions)."""
 
 
 @dataclass(frozen=True)
 class Exported:
     tasks: int
     annotations: int
+    predictions: int = 0
+
+
+def prediction_assessor(store: Store, name: str | None) -> str:
+    """`--predictions [ASSESSOR]`: the machine assessor named, or the store's one; none, several
+    or one without labels here is refused."""
+    known = store.machine.assessors()
+    if name is None and len(known) == 1:
+        return known[0]
+    if name is not None and name in known:
+        return name
+    if not known:
+        raise UsageError("--predictions: the store holds no machine labels", "label pairs first: qrelkit assess")
+    what = "several machine assessors hold labels" if name is None else f"no labels of {name!r:.60} here"
+    raise UsageError(f"--predictions: {what}", f"name one: --predictions ASSESSOR ({', '.join(known)})")
 
 
 def export_label_studio(store: Store, stream: IO[str], options: ExportOptions | None = None) -> Exported:
     """Write the tasks (see the module) as one JSON list, from one read transaction."""
     options = options or ExportOptions()
     names = ls.choice_names(store.settings.scale)
-    counter = [0]
+    counter = [0, 0]
     with store.read_transaction():
         queries = {q.id: q for q in store.reads.queries()}
         pairs = [(p.query_id, p.doc_id) for p in store.pool.unlabeled() if p.query_id in queries]
@@ -218,6 +290,7 @@ def export_label_studio(store: Store, stream: IO[str], options: ExportOptions | 
             pairs += sorted(held - pooled)
             if options.annotations:
                 events = _voting_events(store, votes)
+        machine = {(q, d): g for q, d, g in store.machine.grades(options.predictions)} if options.predictions else {}
 
         def tasks() -> Iterator[dict[str, Any]]:
             for k, (q, d) in enumerate(pairs, 1):
@@ -228,10 +301,15 @@ def export_label_studio(store: Store, stream: IO[str], options: ExportOptions | 
                         for j, (e, gt) in enumerate(events.get((q, d), []), 1)
                     ]
                     counter[0] += len(task["annotations"])
+                if (q, d) in machine and options.predictions is not None:
+                    task["predictions"] = [
+                        ls.prediction(k, options.predictions, machine[(q, d)], options.control, names)
+                    ]
+                    counter[1] += 1
                 yield task
 
         n = ls.write_tasks(tasks(), stream)
-    return Exported(tasks=n, annotations=counter[0])
+    return Exported(tasks=n, annotations=counter[0], predictions=counter[1])
 
 
 def _data(query: Query, doc_id: str, doc: Document | None) -> dict[str, str]:

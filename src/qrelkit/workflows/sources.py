@@ -49,7 +49,7 @@ class ScoringSource:
         the humans', or those `labels` chooses (`label_sets`)."""
         from .. import versioning  # loaded only when scoring the store or a version
         from ..formats.columns import Columns
-        from .label_sets import HUMAN, label_rows
+        from .label_sets import HUMAN, label_rows, machine_rows
 
         choice = labels or HUMAN
         with store.read_transaction():
@@ -57,6 +57,7 @@ class ScoringSource:
             queries = store.reads.queries()
             rows = label_rows(store, choice)
             docs = versioning.documents_hash(store.reads.documents())
+            machine = None if choice.human else versioning.machine_labels_hash(machine_rows(store, choice))
         label_set = (choice.labels, choice.machine_assessor)
         return cls(
             labels=Columns.from_rows(rows, integer=True),
@@ -68,7 +69,9 @@ class ScoringSource:
                 name=info.name,
                 version=version,
                 # label_rows come sorted by (query, doc): the hash streams them as they are
-                content_hash=versioning.content_hash(info, queries, rows, docs, presorted=True, label_set=label_set),
+                content_hash=versioning.content_hash(
+                    info, queries, rows, docs, presorted=True, label_set=label_set, machine_hash=machine
+                ),
                 labels=choice.labels,
                 machine_assessor=choice.machine_assessor,
             ),

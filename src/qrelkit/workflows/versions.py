@@ -10,22 +10,22 @@ from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
 from ..models import STORE_MAX_GRADE, Label, Manifest, is_identifier
 from ..storage import Store
-from .label_sets import HUMAN, LabelChoice, label_rows, machine_pairs
+from .label_sets import HUMAN, LabelChoice, label_rows, machine_pairs, machine_rows
 from .outputs import refuse_inside_version
 
 
-def snapshot(store: Store) -> versioning.Snapshot:
-    """Everything in the store, read in one transaction (a judgment arriving meanwhile is either
-    wholly in the snapshot or not at all)."""
+def snapshot(store: Store, labels: LabelChoice = HUMAN) -> versioning.Snapshot:
+    """Everything in the store (with the humans' labels, or those `labels` chooses), read in one
+    transaction (a judgment arriving meanwhile is either wholly in the snapshot or not at all)."""
     with store.read_transaction():
-        return _read(store, stream_events=False)
+        return _read(store, stream_events=False, labels=labels)
 
 
 def _read(store: Store, *, stream_events: bool, labels: LabelChoice = HUMAN) -> versioning.Snapshot:
     """The snapshot, inside the caller's read transaction; with `stream_events` the event log is
     an iterator over the cursor, to be written before the transaction ends. With machine labels
     (`labels`), qrels.txt holds the chosen labels and the pool leaves out the pairs they fill;
-    the event log stays the humans'."""
+    the event log stays the humans', and the machine labels used come with their provenance."""
     if not labels.human:
         return _read_with_machine(store, labels, stream_events=stream_events)
     return versioning.Snapshot(
@@ -53,6 +53,7 @@ def _read_with_machine(store: Store, labels: LabelChoice, *, stream_events: bool
         skipped=store.reads.skipped(),
         labels_sorted=True,
         label_set=(labels.labels, labels.machine_assessor),
+        machine=machine_rows(store, labels),
     )
 
 
@@ -103,32 +104,31 @@ def load_version_again(store: Store, folder: Path, *, check: bool = True) -> tup
     return _load(store, folder, check=check)
 
 
-def _holds(store: Store, snap: versioning.Snapshot) -> bool:
-    """Whether the store holds exactly `snap`: the same content and the same event log."""
-    mine = snapshot(store)
+def _holds(store: Store, snap: versioning.Snapshot, labels: LabelChoice) -> bool:
+    """Whether the store holds exactly `snap`: the same content (with `labels`) and the same event log."""
+    mine = snapshot(store, labels)
     return mine.content_hash() == snap.content_hash() and sum(1 for _ in mine.events) == len(list(snap.events))
+
+
+_HELD = ("queries", "documents", "judgments", "pool", "machine_labels")
+"""The tables a store receiving a whole version must hold nothing in."""
 
 
 def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
     snap = versioning.read(folder, check=check)
     manifest = versioning.read_manifest(folder)
-    if manifest.labels != "human":
-        raise VersionError(
-            f"{folder}: frozen with {manifest.labels} labels ({manifest.machine_assessor}); a store holds the "
-            "human judgment log only, and machine labels are not loaded from a version",
-            f"score runs against it as it is: qrelkit score RUN --golden {folder}",
-        )
     if snap.info.scale.max_grade > STORE_MAX_GRADE:
         raise VersionError(
             f"{folder / 'manifest.json'}: its scale reaches grade {snap.info.scale.max_grade}; a store's scale "
             f"ends at {STORE_MAX_GRADE} at most",
             f"score runs against it as it is: qrelkit score RUN --golden {folder}",
         )
+    labels = LabelChoice(manifest.labels, manifest.machine_assessor)
     with store.transaction():
         counts = store.reads.table_counts()
-        held = {t: counts[t] for t in ("queries", "documents", "judgments", "pool") if counts[t]}
+        held = {t: counts[t] for t in _HELD if counts[t]}
         if held:
-            if _holds(store, snap):
+            if _holds(store, snap, labels):
                 return manifest, True
             raise StoreError(
                 f"the store already holds other data ({', '.join(f'{n} {t}' for t, n in held.items())}); "
@@ -140,9 +140,11 @@ def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
         store.imports.documents(snap.documents, source=str(folder / "documents.jsonl"))
         store.imports.judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"), keep_repeats=True)
         store.imports.pool_entries(snap.unlabeled)
-        if set(store.reads.label_rows()) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
+        store.machine.record(snap.machine)  # machine labels go to their own table, never into the log
+        if set(label_rows(store, labels)) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
             raise VersionError(
-                f"{folder}: the judgment log does not resolve to qrels.txt",
+                f"{folder}: the judgment log{' and machine labels do' if snap.machine else ' does'} not resolve to "
+                "qrels.txt",
                 "the version is inconsistent; freeze it again from its store",
             )
     return manifest, False
