@@ -507,11 +507,14 @@ class RunBlock:
     query_hash: npt.NDArray[np.uint64]
 
 
-def run_blocks(blocks: Iterable[bytes], run_format: RunFormat = "auto") -> Generator[RunBlock | None, None, None]:
+def run_blocks(
+    blocks: Iterable[bytes], run_format: RunFormat = "auto", *, large: bool = False
+) -> Generator[RunBlock | None, None, None]:
     """The rows of a TREC run file of scores (blocks of whole lines, `formats.read_blocks`) block
-    by block, parsed as `trec_columns` parses them (numpy's tokeniser), the next blocks in the
-    background. A None ends it: something is irregular, or the file may hold ranks (a 3-field run,
-    told only from every line), so the caller reads it whole. Repeats are not looked for here."""
+    by block, parsed as `trec_columns` parses them (`large`: by pyarrow where it can), the next
+    blocks in the background. A None ends it: something is irregular, or the file may hold ranks
+    (a 3-field run, told only from every line), so the caller reads it whole. Repeats are not
+    looked for here."""
     source = iter(blocks)
     head = next(source, b"").removeprefix(b"\xef\xbb\xbf")
     first = _first_layout(head, "run", run_format)
@@ -519,6 +522,8 @@ def run_blocks(blocks: Iterable[bytes], run_format: RunFormat = "auto") -> Gener
         yield None
         return
     layout, start = first
+    if large and _arrow.available():
+        layout = dataclasses.replace(layout, compiled=True)
     for part in _parsed(itertools.chain([head[start:]], source), "run", layout):
         yield None if part is None else RunBlock(part.query, part.doc, part.value, part.doc_hash, part.query_hash)
         if part is None:

@@ -323,9 +323,14 @@ def read_qrels_file(path: Path, *, plain_limit: int | None = None) -> QrelsFile:
     return QrelsFile(path=path, columns=columns, doc_hash=doc_hash, sha256=sha256)
 
 
-BLOCK_ROWS = 1 << 17
+BLOCK_ROWS = 1 << 16
 """Rows per block of a streamed run (`stream_run_file`): whole queries, so a block holds at least
 this many rows (more when a query runs past it), and memory holds about one block at a time."""
+
+
+STREAM_BLOCK = 1 << 20
+"""Bytes per read block of a streamed run: half of `BLOCK`, so the blocks parsed at once (two
+threads) hold fewer temporaries (medium: 140 MiB at peak, not 156)."""
 
 
 class NotStreamed(Exception):
@@ -357,7 +362,7 @@ class RunStream:
         parts: list[RunBlock] = []
         rows = tail = 0  # rows held, and of those the last query's (it may go on in the next block)
         with contextlib.closing(read_blocks(self.source, self.block_bytes)) as raw:
-            for part in run_blocks(raw, self.run_format):
+            for part in run_blocks(raw, self.run_format, large=_large(self.path)):
                 if part is None:
                     raise NotStreamed
                 if not len(part.query):
@@ -409,7 +414,7 @@ def stream_run_file(
     TREC text with scores (not a 3-field run that may hold ranks: that is told from every line).
     None otherwise; and `RunStream.blocks` raises `NotStreamed` when the file turns out not to be
     grouped by query or regular: either way `read_run_file` reads it whole. `block_rows` and
-    `block_bytes` default to `BLOCK_ROWS` and `BLOCK`."""
+    `block_bytes` default to `BLOCK_ROWS` and `STREAM_BLOCK`."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
@@ -418,4 +423,4 @@ def stream_run_file(
     if is_stdin(path) or is_jsonl(path) or file_kind(path) != "trec":
         return None
     _check_format("trec", run_format, display(path))
-    return RunStream(path, run_format, block_rows or BLOCK_ROWS, block_bytes or BLOCK)
+    return RunStream(path, run_format, block_rows or BLOCK_ROWS, block_bytes or STREAM_BLOCK)

@@ -128,6 +128,7 @@ def _streamed(
     stream = stream_run_file(path, run_format)
     if stream is None:
         return None
+    map_large_allocations()
     try:
         ev = evaluate_stream(
             source.labels, stream.blocks(), plan.metrics, run_queries=lambda: stream.queries, **options
@@ -159,6 +160,29 @@ def _read_whole(
         **options,
     )
     return ev, run.sha256, run.read_as, lambda: {q.decode() for q in set(run.columns.query.tolist())}
+
+
+MMAP_FROM = 1 << 20
+"""Allocations this large get pages of their own (glibc's `M_MMAP_THRESHOLD`), given back when freed."""
+
+
+def map_large_allocations() -> None:
+    """Have glibc map every allocation of `MMAP_FROM` bytes or more on its own pages, so a freed
+    array goes back to the system at once (`score` calls it before reading anything). Left alone,
+    glibc raises that threshold to the size of the largest array freed so far (up to 32 MiB), and
+    the arrays of the next blocks come from its heap instead, which keeps their pages (shared
+    medium run: 134 MiB at peak, 114 MiB with this; a lower threshold saves a little more memory
+    and costs seconds of system time mapping pages). Does nothing where there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        mallopt = getattr(ctypes.CDLL(name), "mallopt", None) if name else None
+    except OSError:
+        return
+    if mallopt is not None:
+        mallopt(-3, MMAP_FROM)  # M_MMAP_THRESHOLD
 
 
 KEPT_POLICY = "golden-set queries, those with no label scored 0; missing from run = 0; run-only ignored"
