@@ -8,7 +8,8 @@ queries the run lacks, and a golden set with unlabeled queries; the run's lines 
 queries and between them), once through `stream_run_file` + `evaluate_stream` and once through
 `read_run_file` + `evaluate_columns`: every per-query value, coverage, bound and exact flag is
 equal, and so is the whole report. A grouped ASCII file is streamed; an interleaved or UTF-8 one
-is refused by the stream (`NotStreamed`) and read whole.
+is refused by the stream (`NotStreamed`) and read whole. Pooling's `TopLists` gives the lists
+the whole run gives, from blocks of any rows.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import Cli, one_report
+from qrelkit.formats.columns import Columns
 from qrelkit.formats.runs import NotStreamed, read_qrels_file, read_run_file, stream_run_file
 from qrelkit.models import FileFingerprint, Fingerprint
 from qrelkit.scoring import evaluate_columns
+from qrelkit.scoring.arrays import top_columns_scored
 from qrelkit.scoring.evaluation import Evaluation
-from qrelkit.scoring.streamed import evaluate_stream
+from qrelkit.scoring.streamed import TopLists, evaluate_stream
+from qrelkit.workflows.pooling import _streamed_lists, _whole_lists
 from thresholds import lowered
 
 METRICS = "nDCG@3,nDCG,AP,P@2,RR,R@5,Rprec,Bpref,infAP,Judged@3,ERR(max_grade=70)@3,NumRet"
@@ -169,3 +173,28 @@ def test_a_repeated_pair_inside_a_query_block_is_named_by_the_exact_reader(run_c
     result = run_cli("score", str(run), "--qrels", str(qrels), "--metrics", "P@1", ok=False)
     assert result.exit_code == 2
     assert "run.txt:3: document 'd1' appears twice" in result.output and "Traceback" not in result.output
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.integers(1, 4))
+def test_top_lists_equal_the_whole_run(
+    tmp_path_factory: pytest.TempPathFactory, case: dict[str, Any], depth: int
+) -> None:
+    """Pooling's top lists: from blocks of any rows (a query coming back merges) and from the
+    streamed file, the same lists and scores, queries in the same order, as from the run read whole."""
+    _, run_path = _write(case, tmp_path_factory.mktemp("top"))
+    with lowered():
+        whole = read_run_file(run_path)
+        ranked, scores = top_columns_scored(whole.columns, depth)
+        top, c, step = TopLists(depth), whole.columns, case["block_rows"]
+        for lo in range(0, len(c.query), step):
+            top.add(Columns(c.query[lo : lo + step], c.doc[lo : lo + step], c.value[lo : lo + step]))
+        streamed = _streamed_lists(run_path, "r", depth, "auto")
+        read = _whole_lists(run_path, "r", depth, "auto")
+    assert list(top.ranked.items()) == list(ranked.items()) and list(top.scores.items()) == list(scores.items())
+    assert list(read.ranked.items()) == list(ranked.items())
+    if streamed is not None:  # a grouped ASCII file
+        assert list(streamed.ranked.items()) == list(ranked.items())
+        assert streamed.scores is not None and list(streamed.scores.items()) == list(scores.items())
+    else:
+        assert not run_path.read_bytes().isascii() or not _grouped(run_path)

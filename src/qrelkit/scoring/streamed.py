@@ -5,11 +5,13 @@ Each block's rows are joined to the labels (indexed once, `arrays.label_index`) 
 `arrays.rank_columns` ranks them, and go into their queries' rows of one grade matrix; the
 kernels then run over that matrix as for a run read whole, so per-query values and every
 aggregate are the same numbers. A block ranked here holds only its own queries (local codes),
-so its temporaries grow with the block, never with the evaluated set.
+so its temporaries grow with the block, never with the evaluated set. `TopLists` keeps only each
+query's top documents of a run read in blocks (for pooling).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -27,6 +29,7 @@ from .arrays import (
     _run_query_codes,
     label_index,
     rounded_scores,
+    top_columns_scored,
 )
 from .evaluation import Evaluation, MetricsLike, evaluated_queries, evaluation, measure_list
 from .measures import DEFAULT_METRICS
@@ -116,3 +119,26 @@ def evaluate_stream(
     return evaluation(
         found, measures, relevance_threshold, bounds, strata, weights, unlabeled, keep_unlabeled, outside_queries
     )
+
+
+class TopLists:
+    """Each query's best `depth` documents in trec_eval order (score descending, then document id
+    descending in byte order) and their scores, gathered from a run given in blocks: only those
+    are kept between blocks. A query may come back in a later block (its lists are merged)."""
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
+        self.ranked: dict[str, list[str]] = {}
+        """Query -> its top documents, queries in the order they first appear."""
+        self.scores: dict[str, list[float]] = {}
+
+    def add(self, run: Columns) -> None:
+        """Take in one block of rows."""
+        ranked, scores = top_columns_scored(run, self.depth)
+        for q, docs in ranked.items():
+            if q not in self.ranked:
+                self.ranked[q], self.scores[q] = docs, scores[q]
+                continue
+            rows = [*zip(self.scores[q], self.ranked[q], strict=True), *zip(scores[q], docs, strict=True)]
+            best = heapq.nlargest(self.depth, rows, key=lambda r: (r[0], r[1].encode("utf-8")))
+            self.ranked[q], self.scores[q] = [r[1] for r in best], [r[0] for r in best]
