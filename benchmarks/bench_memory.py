@@ -1,6 +1,6 @@
 """Whole-process memory and time of reading a large run: `score` through the fast parser, `score`
 of the same run with one irregular line (a comment in the middle, so the exact reader reads it),
-and `pool` of the run at depth 100.
+`pool` of the run at depth 100, and `pool --depth 20` of it against a store of `LABELS` labels.
 
     python benchmarks/bench_memory.py [--lines 5000000] [--repeat 5] [--keep DIR]
 
@@ -25,6 +25,8 @@ from _common import build_store, run_once  # noqa: E402
 
 DOCS = 1_000
 """Documents per query in the run."""
+LABELS = 2_000_000
+"""Labels in the store the `pool-store` case pools into (one assessor, the run's queries)."""
 
 
 def write_data(folder: Path, lines: int) -> tuple[Path, Path, Path, int]:
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> str:
     ap.add_argument("--lines", type=int, default=5_000_000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--keep", type=Path, help="write the data here (and keep it) instead of a temporary folder")
-    ap.add_argument("--only", choices=("fast", "fallback", "pool"), action="append", help="run only these cases")
+    ap.add_argument("--only", choices=("fast", "fallback", "pool", "pool-store"), action="append", help="only these")
     args = ap.parse_args(argv)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="qrelkit-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -66,7 +68,9 @@ def main(argv: list[str] | None = None) -> str:
         "fast": lambda: [*qk, *score, str(run)],
         "fallback": lambda: [*qk, *score, str(irregular)],
         "pool": lambda: [*qk, "pool", str(run), "--depth", "100"],
+        "pool-store": lambda: [*qk, "pool", str(run), "--depth", "20"],
     }
+    labelled = folder / f"labels-{queries}.db"  # built once, copied for each run
     figures: dict[str, tuple[float, float]] = {}
     for name in args.only or list(jobs):
         walls, peaks = [], []
@@ -74,6 +78,10 @@ def main(argv: list[str] | None = None) -> str:
             if name == "pool":  # a fresh store each time: pooling again would add nothing
                 db.unlink(missing_ok=True)
                 build_store(db, queries, 10)
+            elif name == "pool-store":
+                if not labelled.exists():
+                    build_store(labelled, queries, max(1, LABELS // queries), assessors=("ann",))
+                shutil.copyfile(labelled, db)
             wall, peak = run_once(jobs[name]())
             if i:
                 walls.append(wall)
@@ -97,6 +105,7 @@ def markdown(figures: dict[str, tuple[float, float]], lines: int, repeat: int) -
         "fast": "`score` (fast path)",
         "fallback": "`score`, one irregular line (exact reader)",
         "pool": "`pool --depth 100`",
+        "pool-store": f"`pool --depth 20`, a store of {LABELS:,} labels",
     }
     rows = [f"| command ({lines:,}-line run) | wall | peak RSS | target |", "|---|---:|---:|---|"]
     for name, (wall, peak) in figures.items():
@@ -106,6 +115,8 @@ def markdown(figures: dict[str, tuple[float, float]], lines: int, repeat: int) -
             target = f"within 1.5x the fast path's memory: {'met' if ratio <= 1.5 else 'missed'} ({ratio:.2f}x)"
         elif name == "pool":
             target = f"under 800 MiB: {('met' if peak < 800 else 'missed') if lines >= 5_000_000 else '(at 5M lines)'}"
+        elif name == "pool-store":
+            target = f"under 500 MiB: {('met' if peak < 500 else 'missed') if lines >= 5_000_000 else '(at 5M lines)'}"
         rows.append(f"| {what[name]} | {wall:.1f} s | {peak:.0f} MiB | {target} |")
     return "\n".join(rows) + f"\n\nMedians of {repeat} runs after a warm-up; whole processes.\n"
 

@@ -170,6 +170,7 @@ def score(
     run_format: RunFormat,
 ) -> None:
     check_out(ctx, out_path, *runs, golden, qrels)
+    scoring.map_large_allocations()  # before the qrels are read: freed arrays go back at once
     scale = {"max_grade": max_grade, "relevance_level": relevance_level}
     source = sources.choose_source(
         store_opener(ctx), golden=golden, qrels=qrels, verify=verify, labels=labels, machine_assessor=machine_assessor,

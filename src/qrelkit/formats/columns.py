@@ -336,7 +336,7 @@ def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
     return bool(ok.all())
 
 
-def _concat(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
+def concat_ids(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
     """The parts end to end, as wide as the widest (filled in place: no widened copy of each)."""
     out = np.empty(sum(len(p) for p in parts), dtype=f"S{max(p.dtype.itemsize for p in parts)}")
     at = 0
@@ -397,11 +397,11 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys 
     if not parsed:
         return None
     doc_hash = np.concatenate([p.doc_hash for p in parsed])
-    if seen is None and _repeats(doc_hash, [p.query_hash for p in parsed]):
+    if seen is None and pair_repeats(doc_hash, [p.query_hash for p in parsed]):
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
     columns = Columns(
-        query=_concat([p.query for p in parsed]),
-        doc=_concat([p.doc for p in parsed]),
+        query=concat_ids([p.query for p in parsed]),
+        doc=concat_ids([p.doc for p in parsed]),
         value=np.concatenate([p.value for p in parsed]),
     )
     ranks = False
@@ -420,7 +420,7 @@ def _fresh(part: _Block | None, seen: SeenKeys | None) -> bool:
     return part is not None and (seen is None or not len(seen.add(part.doc_hash + part.query_hash * _PAIR_MIX)))
 
 
-def _repeats(doc_hash: npt.NDArray[np.uint64], query_hash: list[npt.NDArray[np.uint64]]) -> bool:
+def pair_repeats(doc_hash: npt.NDArray[np.uint64], query_hash: list[npt.NDArray[np.uint64]]) -> bool:
     """Two rows with the same pair hash (a repeated pair, or very rarely a collision)."""
     pair = np.concatenate(query_hash)
     pair *= _PAIR_MIX
@@ -469,21 +469,65 @@ def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, 
         yield None
         return
     layout, start = first
+    for part in _parsed(itertools.chain([head[start:]], source), "qrels", layout):
+        found = _qrels_block(part)
+        yield found
+        if found is None:
+            return
+
+
+def _parsed(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Generator[_Block | None, None, None]:
+    """Each block parsed (`_parse_block`) in order, two at a time in the background; stops after
+    the first None (an irregular block)."""
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         pending: deque[Future[_Block | None]] = deque()
-        for block in itertools.chain([head[start:]], source):
+        for block in blocks:
             if block and not block.isspace():
-                pending.append(pool.submit(_parse_block, block, "qrels", layout))
+                pending.append(pool.submit(_parse_block, block, kind, layout))
             while len(pending) > WORKERS or (pending and pending[0].done()):
-                part = _qrels_block(pending.popleft().result())
+                part = pending.popleft().result()
                 yield part
                 if part is None:
                     return
         while pending:
-            part = _qrels_block(pending.popleft().result())
+            part = pending.popleft().result()
             yield part
             if part is None:
                 return
+
+
+@dataclass(frozen=True)
+class RunBlock:
+    """The rows of one block of a TREC run file, in line order."""
+
+    query: npt.NDArray[np.bytes_]
+    doc: npt.NDArray[np.bytes_]
+    score: npt.NDArray[np.float64]
+    doc_hash: npt.NDArray[np.uint64]
+    query_hash: npt.NDArray[np.uint64]
+
+
+def run_blocks(
+    blocks: Iterable[bytes], run_format: RunFormat = "auto", *, large: bool = False
+) -> Generator[RunBlock | None, None, None]:
+    """The rows of a TREC run file of scores (blocks of whole lines, `formats.read_blocks`) block
+    by block, parsed as `trec_columns` parses them (`large`: by pyarrow where it can), the next
+    blocks in the background. A None ends it: something is irregular, or the file may hold ranks
+    (a 3-field run, told only from every line), so the caller reads it whole. Repeats are not
+    looked for here."""
+    source = iter(blocks)
+    head = next(source, b"").removeprefix(b"\xef\xbb\xbf")
+    first = _first_layout(head, "run", run_format)
+    if first is None or first[0].maybe_ranks:
+        yield None
+        return
+    layout, start = first
+    if large and _arrow.available():
+        layout = dataclasses.replace(layout, compiled=True)
+    for part in _parsed(itertools.chain([head[start:]], source), "run", layout):
+        yield None if part is None else RunBlock(part.query, part.doc, part.value, part.doc_hash, part.query_hash)
+        if part is None:
+            return
 
 
 def _qrels_block(part: _Block | None) -> QrelsBlock | None:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from .columns import Columns
+    from .columns import Columns, RunBlock
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 """A run file with one of these suffixes (before an optional `.gz`) is JSON Lines; else TREC."""
@@ -321,3 +321,106 @@ def read_qrels_file(path: Path, *, plain_limit: int | None = None) -> QrelsFile:
     source = PlainFile(path, plain_limit) if plain_limit is not None else None
     columns, doc_hash, sha256, _ = _read(path, "qrels", _qrels_rows, source)
     return QrelsFile(path=path, columns=columns, doc_hash=doc_hash, sha256=sha256)
+
+
+BLOCK_ROWS = 1 << 16
+"""Rows per block of a streamed run (`stream_run_file`): whole queries, so a block holds at least
+this many rows (more when a query runs past it), and memory holds about one block at a time."""
+
+
+STREAM_BLOCK = 1 << 20
+"""Bytes per read block of a streamed run: half of `BLOCK`, so the blocks parsed at once (two
+threads) hold fewer temporaries (medium: 140 MiB at peak, not 156)."""
+
+
+class NotStreamed(Exception):
+    """The run cannot be read in query blocks (irregular, a query's lines apart, a repeated pair,
+    or no line at all): read it whole (`read_run_file`), which names any bad line."""
+
+
+class RunStream:
+    """A TREC run of scores read in blocks of whole queries (`blocks`), ids kept as the parser
+    cuts them (fixed-width bytes) and hashed. After `blocks` is read to its end, `queries` holds
+    the run's query ids, `first_query` its first, and `sha256()` the file's hash."""
+
+    def __init__(self, path: Path, run_format: RunFormat, block_rows: int, block_bytes: int) -> None:
+        self.path, self.name, self.source = path, run_name(path), HashedPath(path)
+        self.run_format, self.block_rows, self.block_bytes = run_format, max(block_rows, 1), block_bytes
+        self.queries: set[str] = set()
+        self.first_query: str | None = None
+
+    def sha256(self) -> str:
+        return self.source.sha256()
+
+    def blocks(self) -> Iterator[tuple[Columns, npt.NDArray[np.uint64]]]:
+        """(columns, doc hashes) of each block, queries in file order; raises `NotStreamed`."""
+        import numpy as np
+
+        from .columns import run_blocks
+
+        seen: set[bytes] = set()
+        parts: list[RunBlock] = []
+        rows = tail = 0  # rows held, and of those the last query's (it may go on in the next block)
+        with contextlib.closing(read_blocks(self.source, self.block_bytes)) as raw:
+            for part in run_blocks(raw, self.run_format, large=_large(self.path)):
+                if part is None:
+                    raise NotStreamed
+                if not len(part.query):
+                    continue
+                starts = np.flatnonzero(np.concatenate(([True], part.query[1:] != part.query[:-1])))
+                heads = part.query[starts].tolist()
+                if self.first_query is None:
+                    self.first_query = heads[0].decode("ascii")
+                goes_on = bool(parts) and heads[0] == parts[-1].query[-1]
+                new = heads[1:] if goes_on else heads
+                if len(set(new)) != len(new) or not seen.isdisjoint(new):
+                    raise NotStreamed  # a query's lines apart: the whole-file path ranks them together
+                seen.update(new)
+                parts.append(part)
+                rows += len(part.query)
+                tail = tail + len(part.query) if goes_on and len(heads) == 1 else len(part.query) - int(starts[-1])
+                if rows - tail >= self.block_rows:
+                    done, rest = _split(parts, rows - tail)
+                    yield done
+                    parts, rows = [rest], tail
+        if not seen:
+            raise NotStreamed  # no run line: the whole-file path says so
+        if rows:
+            yield _split(parts, rows)[0]
+        self.queries = {q.decode("ascii") for q in seen}
+
+
+def _split(parts: list[RunBlock], at: int) -> tuple[tuple[Columns, npt.NDArray[np.uint64]], RunBlock]:
+    """The first `at` rows of the parts as one block (refused when a (query, doc) pair repeats),
+    and the rest as a part of its own."""
+    import numpy as np
+
+    from .columns import Columns, RunBlock, concat_ids, pair_repeats
+
+    query, doc = concat_ids([p.query for p in parts]), concat_ids([p.doc for p in parts])
+    score = np.concatenate([p.score for p in parts])
+    doc_hash = np.concatenate([p.doc_hash for p in parts])
+    query_hash = np.concatenate([p.query_hash for p in parts])
+    if pair_repeats(doc_hash[:at], [query_hash[:at]]):
+        raise NotStreamed  # a repeated pair (or a hash collision): the exact reader decides
+    rest = RunBlock(query[at:].copy(), doc[at:].copy(), score[at:].copy(), doc_hash[at:].copy(), query_hash[at:].copy())
+    return (Columns(query[:at], doc[:at], score[:at]), doc_hash[:at]), rest
+
+
+def stream_run_file(
+    path: Path, run_format: RunFormat = "auto", *, block_rows: int | None = None, block_bytes: int | None = None
+) -> RunStream | None:
+    """The run as a `RunStream` when it may be read in query blocks: a regular file (or `.gz`) of
+    TREC text with scores (not a 3-field run that may hold ranks: that is told from every line).
+    None otherwise; and `RunStream.blocks` raises `NotStreamed` when the file turns out not to be
+    grouped by query or regular: either way `read_run_file` reads it whole. `block_rows` and
+    `block_bytes` default to `BLOCK_ROWS` and `STREAM_BLOCK`."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    if is_stdin(path) or is_jsonl(path) or file_kind(path) != "trec":
+        return None
+    _check_format("trec", run_format, display(path))
+    return RunStream(path, run_format, block_rows or BLOCK_ROWS, block_bytes or STREAM_BLOCK)

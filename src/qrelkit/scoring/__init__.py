@@ -15,6 +15,7 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     kernels_graded  DCG@k, ERR@k, RBP with its residual
     kernels_trec    the rest of trec_eval's all_trec
     evaluation      `evaluate(qrels, run, metrics)` -> `Evaluation`
+    streamed        `evaluate_stream`: a run given in blocks of whole queries, the same `Evaluation`
     aggregate       macro means, spread and intervals, per stratum and traffic-weighted
     paired          two reports paired: deltas, bootstrap, randomization, the diagnosis
     leaderboard     a baseline against many candidates

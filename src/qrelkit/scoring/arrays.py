@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from ..errors import ScoringError
 from ..formats.columns import Columns
-from .join_check import candidates, check_rest
+from .join_check import candidates, candidates_in, check_rest, label_bits
 
 UNLABELED = -1
 ABSENT = -2
@@ -456,6 +456,8 @@ class _Labels:
     code: IntArray
     doc: npt.NDArray[np.bytes_]
     grade: IntArray
+    bits: npt.NDArray[np.bool_] | None = None
+    """`join_check.label_bits(doc)`, built once (None: built at each join)."""
 
 
 def _join(
@@ -476,7 +478,7 @@ def _join(
     r_grade = np.full(len(r_code), UNLABELED, dtype=np.int32)
     q_key = labels.key
     if len(q_key):
-        cand = candidates(labels.doc, run.doc)
+        cand = candidates(labels.doc, run.doc) if labels.bits is None else candidates_in(labels.bits, run.doc)
         c_code = r_code[cand]
         r_key = c_code.astype(np.uint64)
         r_key *= _MIX
@@ -490,6 +492,73 @@ def _join(
         rest = cand[~hit]
         check_rest(labels.code, labels.doc, r_code[rest], run.doc[rest])
     return r_grade
+
+
+@dataclass(frozen=True)
+class LabelIndex:
+    """The evaluated queries and their labels, indexed for the join (`label_index`)."""
+
+    qids: list[str]
+    vocab_sorted: npt.NDArray[np.bytes_]
+    to_eval: IntArray
+    """Sorted position -> evaluated index."""
+    labels: _Labels
+    levels: IntArray | None
+    top: int
+
+    def ranked(self, grades: npt.NDArray[np.int32], n_ret: IntArray, run_only: int) -> Ranked:
+        """`Ranked` of these ranked grades (_POOLED where a negative grade matched, changed here)."""
+        pooled = grades == _POOLED
+        grades[pooled] = UNLABELED
+        counts = np.zeros((len(self.qids), self.top + 1), dtype=np.int64)
+        labeled = self.labels.grade >= 0
+        np.add.at(counts, (self.labels.code[labeled], self.labels.grade[labeled]), 1)
+        return Ranked(
+            query_ids=self.qids,
+            grades=grades,
+            n_ret=n_ret,
+            label_counts=counts,
+            max_grade=self.top,
+            run_only=run_only,
+            levels=self.levels,
+            pooled=pooled if pooled.any() else None,
+        )
+
+
+def label_index(
+    qrels: Columns,
+    qrels_hash: npt.NDArray[np.uint64],
+    queries: list[str] | None,
+    max_grade: int | None,
+    *,
+    bits: bool = False,
+) -> LabelIndex | None:
+    """The evaluated queries (default: the qrels' own, in order) and their labels sorted by pair
+    key; None when two labels share a key (a duplicate or a collision: the exact path decides).
+    `bits` builds the join's prefilter once (a run joined in many blocks)."""
+    if queries is None:
+        _, first = np.unique(qrels.query, return_index=True)
+        qids = [q.decode("utf-8") for q in qrels.query[np.sort(first)]]
+    else:
+        qids = list(dict.fromkeys(queries))
+    vocab = np.array([q.encode("utf-8") for q in qids] or [b""], dtype=np.bytes_)[: len(qids)]
+    order = np.argsort(vocab, kind="stable")
+    vocab_sorted = vocab[order]
+    all_codes, _, _ = _run_query_codes(qrels.query, vocab_sorted, order)  # qrels come grouped too
+    keep = all_codes < len(order)
+    q_code = all_codes[keep]
+    q_doc = qrels.doc[keep]
+    q_grade = np.asarray(qrels.value[keep], dtype=np.int64)
+    q_key = qrels_hash[keep] + q_code.astype(np.uint64) * _MIX
+    key_order = np.argsort(q_key)  # equal keys make it give up below: no stability needed
+    q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
+    if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
+        return None
+    levels = grade_levels(q_grade[q_grade >= 0], max_grade)
+    q_grade = _encode(q_grade, levels)
+    top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
+    labels = _Labels(q_key, q_code, q_doc, q_grade, label_bits(q_doc) if bits and len(q_key) else None)
+    return LabelIndex(qids, vocab_sorted, order, labels, levels, top)
 
 
 def rank_columns(
@@ -506,39 +575,17 @@ def rank_columns(
     """Vectorised `rank`: the same result from columns, or None when a duplicate (or a hash
     collision, verified exactly) needs the exact path to report or resolve it. `run_unique`
     skips the run's duplicate check when the parser already made it."""
-    if queries is None:
-        _, first = np.unique(qrels.query, return_index=True)
-        qids = [q.decode("utf-8") for q in qrels.query[np.sort(first)]]
-    else:
-        qids = list(dict.fromkeys(queries))
-    vocab = np.array([q.encode("utf-8") for q in qids] or [b""], dtype=np.bytes_)[: len(qids)]
-    order = np.argsort(vocab, kind="stable")
-    vocab_sorted = vocab[order]
-    to_eval = order  # sorted position -> evaluated index
-
-    # qrels: codes, keys, duplicates
-    all_codes, _, _ = _run_query_codes(qrels.query, vocab_sorted, to_eval)  # qrels come grouped too
-    keep = all_codes < len(to_eval)
-    q_code = all_codes[keep]
-    q_doc = qrels.doc[keep]
-    q_grade = np.asarray(qrels.value[keep], dtype=np.int64)
-    q_key = qrels_hash[keep] + q_code.astype(np.uint64) * _MIX
-    key_order = np.argsort(q_key)  # equal keys make it give up below: no stability needed
-    q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
-    if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
+    index = label_index(qrels, qrels_hash, queries, max_grade)
+    if index is None:
         return None
-    levels = grade_levels(q_grade[q_grade >= 0], max_grade)
-    q_grade = _encode(q_grade, levels)
-    top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
-
     # run: codes (rows of queries outside the evaluated set get the dummy code n_q), join
-    n_q = len(qids)
-    r_code, query_change, run_only = _run_query_codes(run.query, vocab_sorted, to_eval)
+    n_q = len(index.qids)
+    r_code, query_change, run_only = _run_query_codes(run.query, index.vocab_sorted, index.to_eval)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
     # the join (labels of the run's rows) on a thread of its own while the rows are ranked here:
     # numpy lets go of the GIL in both, so the two cores share the work
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="join") as pool:
-        joined = pool.submit(_join, _Labels(q_key, q_code, q_doc, q_grade), r_code, run, run_hash, run_unique)
+        joined = pool.submit(_join, index.labels, r_code, run, run_hash, run_unique)
         position = _grouped_positions(r_code, r_score, query_change, run.doc, n_q)
         r_grade = joined.result()
     if r_grade is None:
@@ -546,19 +593,4 @@ def rank_columns(
 
     # rank: score descending, ties by doc id descending (bytes)
     grades, n_ret = _ranked_grades(r_code, r_score, r_grade, position, run.doc, n_q)
-    pooled = grades == _POOLED
-    grades[pooled] = UNLABELED
-
-    counts = np.zeros((n_q, top + 1), dtype=np.int64)
-    labeled = q_grade >= 0
-    np.add.at(counts, (q_code[labeled], q_grade[labeled]), 1)
-    return Ranked(
-        query_ids=qids,
-        grades=grades,
-        n_ret=n_ret,
-        label_counts=counts,
-        max_grade=top,
-        run_only=run_only,
-        levels=levels,
-        pooled=pooled if pooled.any() else None,
-    )
+    return index.ranked(grades, n_ret, run_only)

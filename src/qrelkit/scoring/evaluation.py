@@ -255,7 +255,7 @@ def split_unlabeled(qrels: Columns, queries: Sequence[str]) -> tuple[list[str], 
     return [q for q in ordered if q in labeled], [q for q in ordered if q not in labeled]
 
 
-def _measures(metrics: MetricsLike) -> list[Measure]:
+def measure_list(metrics: MetricsLike) -> list[Measure]:
     if isinstance(metrics, str) or all(isinstance(m, str) for m in metrics):
         return parse_measures(metrics if isinstance(metrics, str) else [str(m) for m in metrics])
     measures = [m if isinstance(m, Measure) else parse_measure(m) for m in metrics]
@@ -301,14 +301,8 @@ def evaluate_columns(
     """`evaluate` over columns (what the fast TREC parser returns); same semantics.
     `bounds=False` skips the bounds (reported as null); `score_precision` and `keep_unlabeled`
     as in `evaluate`."""
-    measures = _measures(metrics)
-    if relevance_threshold < 1:
-        raise ScoringError("the relevance threshold must be at least 1")
-    query_list = list(queries) if queries is not None else None
-    unlabeled: list[str] = []
-    if query_list is not None:  # the queries of the qrels (the default) all have labels
-        labeled, unlabeled = split_unlabeled(qrels, query_list)
-        query_list = list(dict.fromkeys(query_list)) if keep_unlabeled else labeled
+    measures = measure_list(metrics)
+    query_list, unlabeled = evaluated_queries(qrels, queries, relevance_threshold, keep_unlabeled)
     ranked = rank_columns(
         qrels,
         qrels_hash if qrels_hash is not None else hash_docs(qrels.doc),
@@ -325,6 +319,39 @@ def evaluate_columns(
             labels.setdefault(q.decode(), {})[d.decode()] = int(g)
         rows = ((q.decode(), d.decode(), float(s)) for q, d, s in zip(run.query, run.doc, run.value, strict=True))
         ranked = rank(labels, rows, queries=query_list, max_grade=max_grade, score_precision=score_precision)
+    run_queries = query_ids(run) if unlabeled and not keep_unlabeled else set()
+    return evaluation(
+        ranked, measures, relevance_threshold, bounds, strata, weights, unlabeled, keep_unlabeled, run_queries
+    )
+
+
+def evaluated_queries(
+    qrels: Columns, queries: Sequence[str] | None, relevance_threshold: int, keep_unlabeled: bool
+) -> tuple[list[str] | None, list[str]]:
+    """The evaluated queries (None: the qrels' own) and the given ones left out for having no label."""
+    if relevance_threshold < 1:
+        raise ScoringError("the relevance threshold must be at least 1")
+    query_list = list(queries) if queries is not None else None
+    unlabeled: list[str] = []
+    if query_list is not None:  # the queries of the qrels (the default) all have labels
+        labeled, unlabeled = split_unlabeled(qrels, query_list)
+        query_list = list(dict.fromkeys(query_list)) if keep_unlabeled else labeled
+    return query_list, unlabeled
+
+
+def evaluation(
+    ranked: Ranked,
+    measures: list[Measure],
+    relevance_threshold: int,
+    bounds: bool,
+    strata: Mapping[str, str] | None,
+    weights: Mapping[str, float] | None,
+    unlabeled: list[str],
+    keep_unlabeled: bool,
+    run_queries: set[str],
+) -> Evaluation:
+    """The measures computed over `ranked`; `run_queries` are the run's queries (needed only when
+    some given query is left out for having no label)."""
     scores = _compute_all(ranked, measures, relevance_threshold, bounds)
     strata = strata or {}
     return Evaluation(
@@ -336,5 +363,5 @@ def evaluate_columns(
         relevance_threshold=relevance_threshold,
         unlabeled=unlabeled,
         unlabeled_kept=keep_unlabeled and bool(unlabeled),
-        unlabeled_in_run=len(query_ids(run) & set(unlabeled)) if unlabeled and not keep_unlabeled else 0,
+        unlabeled_in_run=len(run_queries & set(unlabeled)) if unlabeled and not keep_unlabeled else 0,
     )

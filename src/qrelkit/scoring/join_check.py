@@ -58,8 +58,18 @@ def _slots(folded: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
 def candidates(label_doc: npt.NDArray[np.bytes_], run_doc: npt.NDArray[np.bytes_]) -> IntArray:
     """The run rows whose id folds like some label's id (of any query): every row equal to a
     label byte for byte is among them."""
+    return candidates_in(label_bits(label_doc), run_doc)
+
+
+def label_bits(label_doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.bool_]:
+    """The bitmap of the labels' folds `candidates_in` probes (built once for a run read in blocks)."""
     bits = np.zeros(1 << _BITS, dtype=bool)
     bits[_slots(fold(label_doc))] = True
+    return bits
+
+
+def candidates_in(bits: npt.NDArray[np.bool_], run_doc: npt.NDArray[np.bytes_]) -> IntArray:
+    """`candidates` against the labels whose `label_bits` these are."""
     return np.asarray(np.flatnonzero(bits[_slots(fold(run_doc))]), dtype=np.int64)
 
 

@@ -358,8 +358,9 @@ def judged(r: Ranked, k: int | None) -> tuple[FloatArray, FloatArray, FloatArray
     return value, value, value
 
 
-BLOCK_CELLS = 1 << 18
-"""Ranked cells per block of queries: kernels make several float arrays of this size."""
+BLOCK_CELLS = 1 << 16
+"""Ranked cells per block of queries: kernels make several float arrays of this size (512 KiB:
+below `workflows.scoring.MMAP_FROM`, so they reuse the heap's pages instead of mapping new ones)."""
 
 
 def compute(r: Ranked, m: Measure, default_threshold: int, *, bounds: bool = True) -> Scores:

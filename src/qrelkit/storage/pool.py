@@ -36,16 +36,19 @@ class Pool(Part):
         stamp = now()
         with self.db.transaction():  # read what is known inside it: another writer cannot slip in between
             strata = dict(self.conn.execute("SELECT id, stratum FROM queries").fetchall())
+            # only the pairs these runs rank are looked up: the store's labels stay on disk
+            wanted = {(q, d) for run in runs for q, ds in run.ranked.items() if q in strata for d in ds[:depth]}
             known = {
                 (q, d)
                 for q, d, state in self.conn.execute(
                     f"SELECT query_id, doc_id, state FROM {self._current(grades=False)}"
                 )
-                if state in ("graded", "skipped")
+                if state in ("graded", "skipped") and (q, d) in wanted
             }
             pooled = {
                 (q, d): (src, rank)
                 for q, d, src, rank in self.conn.execute("SELECT query_id, doc_id, source, best_rank FROM pool")
+                if (q, d) in wanted
             }
             counts = [0, 0, 0]  # added, merged, labeled
             for run, path in zip(runs, paths, strict=True):

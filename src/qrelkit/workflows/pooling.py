@@ -19,21 +19,46 @@ if TYPE_CHECKING:
 
 def read_run_lists(paths: Sequence[Path], depth: int, run_format: RunFormat = "auto") -> list[RunLists]:
     """Each run's top `depth` documents per query (trec_eval order; an MS MARCO run's by rank) with
-    their scores (none for a run of ranks); run names must differ (they name the runs in the store)."""
-    from ..formats.runs import read_run_file, run_name
-    from ..scoring.arrays import RunLists, top_columns_scored
+    their scores (none for a run of ranks); run names must differ (they name the runs in the store).
+    A run grouped by query is read in blocks, keeping only each query's top `depth` (`TopLists`)."""
+    from ..formats.runs import run_name
 
     names = [run_name(p) for p in paths]
     for name in names:
         if names.count(name) > 1:
             raise UsageError(f"two runs are named {name!r}", "give every run file a distinct name")
-    lists = []
-    for path, name in zip(paths, names, strict=True):
-        # read as `score` reads it (an empty file is refused there); one sort picks each query's top
-        read = read_run_file(path, run_format)
-        ranked, scores = top_columns_scored(read.columns, depth)
-        lists.append(RunLists(name, ranked, None if read.ranks else scores))  # MS MARCO ranks are no scores
-    return lists
+    return [
+        _streamed_lists(path, name, depth, run_format) or _whole_lists(path, name, depth, run_format)
+        for path, name in zip(paths, names, strict=True)
+    ]
+
+
+def _streamed_lists(path: Path, name: str, depth: int, run_format: RunFormat) -> RunLists | None:
+    """The run's lists from its query blocks; None when it is not read that way (`NotStreamed`)."""
+    from ..formats.runs import NotStreamed, stream_run_file
+    from ..scoring.arrays import RunLists
+    from ..scoring.streamed import TopLists
+
+    stream = stream_run_file(path, run_format)
+    if stream is None:
+        return None
+    top = TopLists(depth)
+    try:
+        for columns, _ in stream.blocks():
+            top.add(columns)
+    except NotStreamed:
+        return None
+    return RunLists(name, top.ranked, top.scores)  # a streamed run holds scores, never ranks
+
+
+def _whole_lists(path: Path, name: str, depth: int, run_format: RunFormat) -> RunLists:
+    from ..formats.runs import read_run_file
+    from ..scoring.arrays import RunLists, top_columns_scored
+
+    # read as `score` reads it (an empty file is refused there); one sort picks each query's top
+    read = read_run_file(path, run_format)
+    ranked, scores = top_columns_scored(read.columns, depth)
+    return RunLists(name, ranked, None if read.ranks else scores)  # MS MARCO ranks are no scores
 
 
 def pool(
