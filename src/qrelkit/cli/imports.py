@@ -146,6 +146,8 @@ def import_judgments(ctx: click.Context, file: Path, skip_unknown: bool) -> None
                  (2026-01-31T12:00:00Z, 2026-01-31T12:00:00.5+01:00; default: now)
       note       free text (required for noted)
       seconds    time spent on the document before the event (a finite number >= 0)
+      evidence   the passage the assessor marked as the evidence for the vote (graded and
+                 skipped events only)
     A bad line is refused with its line number and field; nothing is imported then. An event
     identical to one already in the log (every field the same, the timestamp too) or to one
     earlier in the file is skipped and counted: importing a file again adds nothing (a line
