@@ -77,6 +77,11 @@ def test_the_prefix_filter_finds_every_pair_a_full_comparison_finds() -> None:
     }
     found = {frozenset((a, b)) for a, b, _ in similar_pairs(sets, THRESHOLD)}
     assert found == full and full  # some pairs, all of them
+    texts.update({f"x{n}": texts["d1"] for n in range(3)})  # a group of the same text too
+    dupes = find_duplicates(texts)
+    for d in texts:  # the judging screen counts and shows the first few without making them all
+        assert dupes.count(d) == len(dupes.of(d)) == len(list(dupes.each(d)))
+    assert max(dupes.count(d) for d in texts) > 3
 
 
 def test_empty_and_one_document_have_no_duplicates() -> None:

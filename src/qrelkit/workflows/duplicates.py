@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import chain
@@ -96,13 +96,23 @@ class Duplicates:
 
     def of(self, doc_id: str) -> list[Duplicate]:
         """The document's duplicates: the same text first, then near ones, most similar first."""
+        return list(self.each(doc_id))
+
+    def each(self, doc_id: str) -> Iterator[Duplicate]:
+        """`of`, one at a time (the judging screen shows the first few of hundreds)."""
         first = self.group.get(doc_id)
         if first is None:
-            return []
-        found = [Duplicate(d, True, Fraction(1)) for d in self.members[first] if d != doc_id]
+            return
+        yield from (Duplicate(d, True, Fraction(1)) for d in self.members[first] if d != doc_id)
         for other, similarity in self.near.get(first, ()):
-            found.extend(Duplicate(d, False, similarity) for d in self.members[other])
-        return found
+            yield from (Duplicate(d, False, similarity) for d in self.members[other])
+
+    def count(self, doc_id: str) -> int:
+        """`len(of(doc_id))`, without making them."""
+        first = self.group.get(doc_id)
+        if first is None:
+            return 0
+        return len(self.members[first]) - 1 + sum(len(self.members[o]) for o, _ in self.near.get(first, ()))
 
     def pairs(self) -> int:
         """How many pairs of documents are duplicates."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from itertools import islice
 from typing import Any
 
 from rich.text import Text
@@ -47,9 +48,13 @@ def kind_words(d: Duplicate) -> str:
     return "same text as " if d.same else "near-duplicate of "
 
 
-def duplicates_text(found: Sequence[Duplicate], own: Mapping[str, Vote], scale: GradeScale, hint: bool) -> Text:
+def duplicates_text(
+    found: Sequence[Duplicate], own: Mapping[str, Vote], scale: GradeScale, hint: bool, total: int | None = None
+) -> Text:
     """`same text as d17, which you graded 0 (not relevant) · near-duplicate of d4 (94%), you have
-    not judged it`, at most `SHOWN` of them; `hint`: say what `D` does."""
+    not judged it`, at most `SHOWN` of them (of `total`, default: all of `found`); `hint`: say
+    what `D` does."""
+    total = len(found) if total is None else total
     line = Text()
     for n, d in enumerate(found[:SHOWN]):
         line.append(" · " if n else "", "dim")
@@ -57,8 +62,8 @@ def duplicates_text(found: Sequence[Duplicate], own: Mapping[str, Vote], scale: 
         line.append_text(data(d.doc_id, "bold"))
         line.append("" if d.same else f" ({d.percent}%)")
         line.append(f", {own_words(own.get(d.doc_id), scale)}", "dim")
-    if len(found) > SHOWN:
-        line.append(f" · {len(found) - SHOWN} more", "dim")
+    if total > SHOWN:
+        line.append(f" · {total - SHOWN} more", "dim")
     if hint:
         line.append("  D", "bold")
         line.append(" gives them your grade", "dim")
@@ -115,16 +120,22 @@ class DuplicateAid:
     def to_apply(self, doc_id: str) -> list[Duplicate]:
         """The document's duplicates that do not hold the assessor's grade on it yet."""
         grade = self.grade_on(doc_id)
-        return [d for d in self.found.of(doc_id) if grade is not None and self.grade_on(d.doc_id) != grade]
+        return [] if grade is None else [d for d in self.found.each(doc_id) if self.grade_on(d.doc_id) != grade]
+
+    def any_to_apply(self, doc_id: str) -> bool:
+        """Whether `to_apply` holds any (the first one found is enough)."""
+        grade = self.grade_on(doc_id)
+        return grade is not None and any(self.grade_on(d.doc_id) != grade for d in self.found.each(doc_id))
 
     def line(self, doc_id: str) -> Text | None:
         """The duplicates line for the document (None: it has no duplicate, or none is found yet)."""
         if self.failed is not None:
             return Text.assemble(("duplicates not looked for: ", "dim"), data(self.failed))
-        found = self.found.of(doc_id)
+        found = list(islice(self.found.each(doc_id), SHOWN))  # the first few of maybe hundreds
         if not found:
             return None
-        return duplicates_text(found, self.own, self.session.scale, hint=bool(self.to_apply(doc_id)))
+        hint = self.any_to_apply(doc_id)
+        return duplicates_text(found, self.own, self.session.scale, hint=hint, total=self.found.count(doc_id))
 
 
 class DuplicatesLine(Static):
