@@ -127,7 +127,7 @@ async def test_d_gives_the_duplicates_my_grade_one_event_each_after_asking(size:
         assert not isinstance(app.screen, ConfirmScreen)
         await pilot.press("2")
         await _show(app, pilot, "d6")
-        assert _line(app).endswith("D gives them your grade")
+        assert _line(app).startswith("D gives your grade to: same text as d7")
         await pilot.press("D")
         assert isinstance(app.screen, ConfirmScreen)
         asked = str(app.screen.message)

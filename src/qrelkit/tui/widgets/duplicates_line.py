@@ -56,6 +56,9 @@ def duplicates_text(
     what `D` does."""
     total = len(found) if total is None else total
     line = Text()
+    if hint:  # first: the line is one line, cut at the screen's width
+        line.append("D", "bold")
+        line.append(" gives your grade to: ", "dim")
     for n, d in enumerate(found[:SHOWN]):
         line.append(" · " if n else "", "dim")
         line.append(kind_words(d))
@@ -64,9 +67,6 @@ def duplicates_text(
         line.append(f", {own_words(own.get(d.doc_id), scale)}", "dim")
     if total > SHOWN:
         line.append(f" · {total - SHOWN} more", "dim")
-    if hint:
-        line.append("  D", "bold")
-        line.append(" gives them your grade", "dim")
     return line
 
 

@@ -53,8 +53,9 @@ class EvidenceLine(Static):
     def show(self, d: DocState | None, pending: str | None) -> None:
         self.shown = (d, pending)
         line = evidence_text(d, pending, self.content_size.width or None)
+        if line.plain or self.display:  # hidden and staying hidden: no update, no layout (each keystroke)
+            self.update(line)
         self.display = bool(line.plain)
-        self.update(line)
 
     def on_resize(self, event: events.Resize) -> None:
         self.show(*self.shown)
