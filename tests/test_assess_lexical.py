@@ -160,3 +160,16 @@ def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: tuple[str, ...], s
     assert len(bad.output.strip().splitlines()) == 1 and "Traceback" not in bad.output
     with Store.open(run_cli.db) as store:
         assert list(store.machine.rows()) == []
+
+
+def test_order_asks_the_judging_queue_first(run_cli: Cli) -> None:
+    """`--order` asks in the queue's order, so `--max-calls N` asks the queue's first N (here the
+    run's ranking: depth), not the first N by document id."""
+    _store(run_cli)
+    queue = [
+        line.split("\t")[1] for line in run_cli("queue", "--order", "depth", "--format", "tsv").output.splitlines()
+    ]
+    assert queue != sorted(queue)  # the test tells the two orders apart
+    run_cli("assess", "--order", "depth", "--max-calls", "2")
+    with Store.open(run_cli.db) as store:
+        assert [r.doc_id for r in store.machine.rows()] == queue[:2]

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
+from ..models import QUEUE_ORDERS, QueueOrder
 from ..workflows import assess as workflow
 from ..workflows import http_judge
 from ._common import err, format_option, open_store, say, stratum_option
@@ -84,6 +85,12 @@ def _http_options(f: Callable[..., None]) -> Callable[..., None]:
     " all: both, and the skipped ones.",
 )
 @stratum_option("Only this stratum's pairs.")
+@click.option(
+    "--order",
+    type=click.Choice(QUEUE_ORDERS),
+    help="Ask in this judging-queue order (`qrelkit queue --order`): with --max-calls, the queue's first N "
+    "[default: by query and document].",
+)
 @click.option("--max-calls", type=click.IntRange(0), help="Ask at most this many questions (cache hits are free).")
 @click.option("--refresh", is_flag=True, help="Ask again pairs asked before (a new row; the newest counts).")
 @format_option("table", "json")
@@ -92,7 +99,7 @@ def assess(
     ctx: click.Context, judge: str | None, endpoint: str | None, model: str | None, api_key_env: str | None,
     prompt: Path | None, concurrency: int, timeout: float, retries: int, retry_base: float, temperature: float,
     max_tokens: int, prices: Path | None, max_cost: float | None, pairs: str, stratum: str | None,
-    max_calls: int | None, refresh: bool, fmt: str,
+    order: QueueOrder | None, max_calls: int | None, refresh: bool, fmt: str,
 ) -> None:  # fmt: skip
     if endpoint is None:
         given = [name for name in (*_HTTP_ONLY, "model") if _given(ctx, name)]
@@ -109,7 +116,7 @@ def assess(
     with _progress() as progress:
         result = workflow.assess(
             open_store(ctx), chosen, pairs=pairs, stratum=stratum, max_calls=max_calls, refresh=refresh,
-            concurrency=concurrency, max_cost=max_cost, progress=progress,
+            concurrency=concurrency, max_cost=max_cost, progress=progress, order=order,
         )  # fmt: skip
     if fmt == "json":
         click.echo(workflow.result_json(result))

@@ -35,7 +35,7 @@ from typing import Literal, Protocol, get_args, runtime_checkable
 from pydantic import JsonValue
 
 from ..errors import UsageError
-from ..models import Document, GradeScale, Query, utcnow
+from ..models import Document, GradeScale, Query, QueueOrder, utcnow
 from ..models.machine import LEXICAL, MachineCount, MachineLabel, ParseStatus
 from ..storage import Store
 
@@ -193,9 +193,12 @@ class AssessResult:
         return self.cached / looked if looked else None
 
 
-def choose_pairs(store: Store, pairs: str, stratum: str | None) -> list[tuple[str, str]]:
+def choose_pairs(
+    store: Store, pairs: str, stratum: str | None, order: QueueOrder | None = None
+) -> list[tuple[str, str]]:
     """The (query, doc) pairs of `pairs` (a `PairSet`), of one stratum's queries when given,
-    sorted by (query, doc)."""
+    sorted by (query, doc); with `order`, the judging queue's pairs first, in its order
+    (`queue.ordered_queue`: `--max-calls` then asks the queue's first N), the rest after them."""
     if pairs not in PAIR_SETS:
         raise UsageError(f"--pairs {pairs!r:.40} is not a pair set", f"give one of {', '.join(PAIR_SETS)}")
     with store.read_transaction():
@@ -213,7 +216,12 @@ def choose_pairs(store: Store, pairs: str, stratum: str | None) -> list[tuple[st
             raise UsageError(f"--stratum {stratum!r:.60} is not a stratum", f"strata: {', '.join(sorted(names))}")
         keep = {q.id for q in queries if q.stratum == stratum}
         found = {p for p in found if p[0] in keep}
-    return sorted(found)
+    if order is None:
+        return sorted(found)
+    from .queue import ordered_queue
+
+    rank = {(i.query_id, i.doc_id): n for n, i in enumerate(ordered_queue(store, order, stratum=stratum))}
+    return sorted(found, key=lambda p: (rank.get(p, len(rank)), p))
 
 
 def assess(
@@ -228,6 +236,7 @@ def assess(
     concurrency: int = 1,
     max_cost: float | None = None,
     progress: Callable[[AssessResult, int], None] | None = None,
+    order: QueueOrder | None = None,
 ) -> AssessResult:
     """Label the chosen pairs with `judge`: a pair asked before (its cache key has a row that is
     not an `error`) is a cache hit unless `refresh`; at most `max_calls` questions, asked
@@ -238,7 +247,7 @@ def assess(
         raise UsageError(f"--max-calls {max_calls} is below 0", "give a number of calls, 0 or more")
     if concurrency < 1:
         raise UsageError(f"--concurrency {concurrency} is below 1", "give 1 or more")
-    chosen = choose_pairs(store, pairs, stratum)
+    chosen = choose_pairs(store, pairs, stratum, order)
     scale = store.settings.info().scale
     parameters = judge.parameters(scale)
     result = AssessResult(assessor=judge.assessor, pairs=len(chosen))
