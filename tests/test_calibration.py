@@ -1,12 +1,13 @@
 """The figures of `qrelkit calibrate` (`scoring.calibration`) against independent implementations:
-weighted kappa against a brute-force double loop over the items (scikit-learn is not in the dev
-dependencies), Krippendorff's alpha against the `krippendorff` package, Kendall's tau-b against
-scipy; property tests over random label pairs, degenerate ones included (one category, all
-agree, empty)."""
+weighted kappa against statsmodels' `cohens_kappa` and a brute-force double loop over the items
+(scikit-learn is not in the dev dependencies), Krippendorff's alpha against the `krippendorff`
+package, Kendall's tau-b against scipy; property tests over random label pairs, degenerate ones
+included (one category, all agree, empty)."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import krippendorff
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
+from statsmodels.stats.inter_rater import cohens_kappa
 
 from qrelkit.scoring import calibration as figures
 
@@ -33,6 +35,15 @@ def _brute_kappa(pairs: list[tuple[int, int]], power: int) -> float | None:
             expected += abs(h - m) ** power
     expected /= n * n
     return None if expected == 0 else 1 - observed / expected
+
+
+def _statsmodels_kappa(pairs: list[tuple[int, int]], power: int) -> float:
+    table = np.zeros((MAX_GRADE + 1, MAX_GRADE + 1))
+    for h, m in pairs:
+        table[h, m] += 1
+    with warnings.catch_warnings():  # its standard error divides by zero on tiny tables; kappa is fine
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(cohens_kappa(table, wt="linear" if power == 1 else "quadratic").kappa)
 
 
 def _reference_alpha(pairs: list[tuple[int, int]]) -> float | None:
@@ -55,6 +66,7 @@ def test_kappa_and_alpha_match_the_references_on_random_label_pairs(pairs: list[
         assert (got is None) == (want is None)
         if want is not None:
             assert got == pytest.approx(want, abs=1e-9)
+            assert got == pytest.approx(_statsmodels_kappa(pairs, power), abs=1e-9)
     want_alpha = _reference_alpha(pairs)
     assert (f.alpha_ordinal is None) == (want_alpha is None)
     if want_alpha is not None:
