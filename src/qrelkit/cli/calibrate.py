@@ -8,6 +8,7 @@ import click
 
 from ..errors import UsageError
 from ..formats.trec import RunFormat
+from ..models import TILES
 from ..render.calibration import calibration_table
 from ..workflows import calibration as workflow
 from ._common import format_option, open_store, run_format_option, seed_option, show
@@ -38,7 +39,7 @@ The lexical judge is a weak baseline: expect low agreement. Nothing here changes
 @click.argument("run_files", nargs=-1, type=click.Path(path_type=Path), metavar="[RUN]...")
 @click.option("--machine-assessor", metavar="NAME", help="Whose labels (lexical, llm:MODEL) [default: the only one].")
 @click.option("--runs", "with_runs", is_flag=True, help="Score the RUNs under both label sets; compare the rankings.")
-@click.option("--metric", default="nDCG@10", show_default=True, help="The measure the runs are ranked by.")
+@click.option("--metric", default=TILES[0], show_default=True, help="The measure the runs are ranked by.")
 @click.option("--top", "-k", type=click.IntRange(2), default=5, show_default=True, help="Tau among the top K runs.")
 @click.option(
     "--samples", type=click.IntRange(2), default=5, show_default=True, help="Latest rows per pair for self-consistency."

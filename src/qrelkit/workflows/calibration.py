@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..models import DEFAULT_STRATUM, ScoreReport
+from ..models import DEFAULT_STRATUM, TILES, ScoreReport
 from ..models.calibration import AgreementFigures, CalibrationReport, RankingFigures
 from ..models.machine import LEXICAL
 from ..scoring import calibration as figures
@@ -46,7 +46,7 @@ class CalibrateOptions:
 
     machine_assessor: str | None = None
     runs: Sequence[Path] = ()
-    metric: str = "nDCG@10"
+    metric: str = TILES[0]
     top: int = 5
     samples: int = 5
     resamples: int = 10_000
