@@ -8,7 +8,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual import events
+from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
@@ -180,3 +182,18 @@ async def test_the_cursor_comes_back_to_the_query_opened() -> None:
         await pilot.press("escape")
         screen, table = await _listing(app, pilot)
         assert table.row_count == 2 and table.cursor_row == 1
+
+
+async def test_counts_arriving_after_the_app_quit_are_dropped() -> None:
+    """The counts are read in a worker; when they arrive after the app began to quit (its screens
+    already taken down), they are dropped, not a crash at exit (`WorkerFailed: NoMatches`, seen
+    once in the full suite on a busy machine)."""
+    app = judge_app(make_store(), "ann")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, QueryListScreen) and app.screen.rows != [])
+        listed = app.screen
+        assert isinstance(listed, QueryListScreen)
+        rows = listed.rows
+    with pytest.raises(NoMatches):  # what the worker used to call then
+        listed.show(rows)
+    listed._arrived(rows)  # the app is gone: nothing to show them on, and no error

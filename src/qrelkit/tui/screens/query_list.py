@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Self
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Input, Static
@@ -234,7 +235,16 @@ class QueryListScreen(Screen[None]):
     def load(self) -> None:
         """Counts come from the store in a worker thread: the UI stays responsive on big stores."""
         rows = self.session.progress()
-        self.app.call_from_thread(self.show, rows)
+        self.app.call_from_thread(self._arrived, rows)
+
+    def _arrived(self, rows: list[QueryProgress]) -> None:
+        """The counts arrived: shown, unless the list is gone meanwhile (the app quitting)."""
+        try:
+            table = self.query_one(QueryTable)
+        except NoMatches:
+            return
+        if table.is_attached:
+            self.show(rows)
 
     @on(HeldSaved)
     def held_saved(self, message: HeldSaved) -> None:
