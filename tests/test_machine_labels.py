@@ -245,3 +245,39 @@ def test_a_person_cannot_take_a_machine_assessors_name(
     assert "llm:" in named.output  # the hint names the rule
     with Store.open(run_cli.db) as store:
         assert name not in {e.assessor for _, e in store.log.query_events("q1", "d4")}
+
+
+def test_recheck_gives_pairs_a_machine_disagrees_on_to_one_more_person_blind(run_cli: Cli) -> None:
+    """`assign --recheck`: the human-labeled pairs where the machine's grade differs from the
+    humans' go to one more assessor with no vote on them, shared with those who voted, so the new
+    assessor judges blind: no grade, no author, and never the machine's grade."""
+    from qrelkit.workflows.pairs import document_state
+
+    _golden(run_cli)
+    run_cli("assess", "--judge", "lexical", "--pairs", "human")
+    with Store.open(run_cli.db) as store:
+        human = {(q, d): g for q, d, g in store.reads.label_rows()}
+        machine = {(q, d): g for q, d, _, g in store.machine.latest("lexical")}
+        voters = {p: {v.assessor for v in votes} for p, (votes, _) in store.log.votes().items()}
+    differ = {p for p in human if machine.get(p) is not None and machine[p] != human[p]}
+    assert differ  # the lexical judge disagrees with the humans somewhere here
+    done = run_cli("assign", "--recheck", "--assessors", "ann,bob,cat")
+    assert done.output.startswith(f"assigned {len(differ)} pairs a machine disagrees on")
+    with Store.open(run_cli.db) as store:
+        for name in ("ann", "bob", "cat"):
+            for q, d in store.log.pending_assignments(name):
+                assert (q, d) in differ and name not in voters[(q, d)]
+                seen = document_state(store, q, d, assessor=name, blind=True)
+                assert seen.blind and seen.grade is None and seen.assessor is None
+        pending = {p for n in ("ann", "bob", "cat") for p in store.log.pending_assignments(n)}
+    assert pending == differ
+    both = run_cli("assign", "--recheck", "--overlap", "2", ok=False)
+    assert both.exit_code == 2 and len(both.output.strip().splitlines()) == 1
+    neither = run_cli("assign", ok=False)
+    assert neither.exit_code == 2 and "--overlap is required" in neither.output
+
+
+def test_recheck_without_machine_labels_says_what_to_do(run_cli: Cli) -> None:
+    _golden(run_cli)
+    refused = run_cli("assign", "--recheck", ok=False)
+    assert refused.exit_code == 2 and "qrelkit assess --pairs human" in refused.output

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import UsageError
 from ..formats.trec import RunFormat
 from ..models import QUEUE_ORDERS, TILES, QueueOrder
 from ..render.styles import data
@@ -105,7 +106,13 @@ def queue(
 
 
 @click.command()
-@click.option("--overlap", type=click.IntRange(2), required=True, help="Assessors per sampled pair.")
+@click.option("--overlap", type=click.IntRange(2), help="Assessors per sampled pair (required unless --recheck).")
+@click.option(
+    "--recheck",
+    is_flag=True,
+    help="Instead: human-labeled pairs where a machine assessor's grade differs from the humans', each to one "
+    "more assessor who has not voted on it (blind; the machine's grade is never shown).",
+)
 @click.option(
     "--assessors",
     "names",
@@ -118,15 +125,31 @@ def queue(
 @stratum_option("Sample only this stratum's pairs.")
 @seed_option("Seed of the sample.")
 @click.pass_context
-def assign(ctx: click.Context, overlap: int, names: str | None, n_pairs: int, stratum: str | None, seed: int) -> None:
+def assign(
+    ctx: click.Context, overlap: int | None, recheck: bool, names: str | None, n_pairs: int, stratum: str | None,
+    seed: int,
+) -> None:  # fmt: skip
     """Have OVERLAP assessors judge the same pairs, for a seeded random sample of the unlabeled pool.
 
     Each sampled pair goes to OVERLAP of the assessors, in rotation so that the work is even.
     `qrelkit judge` (and `qrelkit queue`) show every assessor their own assignments first, and the
     judging screen hides the other assessors' grades on those pairs until they have judged them
-    (blind). `qrelkit agreement` then measures how far they agree."""
+    (blind). `qrelkit agreement` then measures how far they agree.
+
+    With --recheck: the pairs people labeled where a machine assessor (`qrelkit assess`) gives
+    another grade, each to one more person who has no vote on it, judged blind."""
     chosen = names.split(",") if names is not None else None
-    a = assessors.assign_overlap(open_store(ctx), overlap, assessors=chosen, pairs=n_pairs, stratum=stratum, seed=seed)
+    store = open_store(ctx)
+    if recheck:
+        if overlap is not None:
+            raise UsageError("--recheck gives each pair to one more assessor", "leave out --overlap")
+        a = assessors.assign_recheck(store, assessors=chosen, pairs=n_pairs, stratum=stratum, seed=seed)
+        say(f"assigned {a.pairs} pairs a machine disagrees on, one more assessor each ({a.added} new assignments): ",
+            data(", ".join(f"{n} {k}" for n, k in a.per_assessor.items())))  # fmt: skip
+        return
+    if overlap is None:
+        raise UsageError("--overlap is required", "give --overlap N (2 or more), or --recheck")
+    a = assessors.assign_overlap(store, overlap, assessors=chosen, pairs=n_pairs, stratum=stratum, seed=seed)
     say(
         f"assigned {a.pairs} pairs to {overlap} assessors each ({a.added} new assignments): ",
         data(", ".join(f"{n} {k}" for n, k in a.per_assessor.items())),

@@ -62,6 +62,65 @@ def assign_overlap(
     return Assignment(pairs=len(sample), overlap=overlap, added=added, per_assessor=per)
 
 
+def assign_recheck(
+    store: Store,
+    *,
+    assessors: Sequence[str] | None = None,
+    pairs: int = 50,
+    stratum: str | None = None,
+    seed: int = 0,
+) -> Assignment:
+    """Human-labeled pairs on which a machine assessor's latest parsed grade differs from the
+    resolved human label (a seeded sample of `pairs` of them), each given to one more person who
+    has no vote on it, in rotation: the pair is then shared with the assessors who voted, so the
+    new assessor judges it blind (`workflows.pairs`), and `agreement` and adjudication see both
+    votes. The machine's grade is never shown to them (issue 26: where the model disagrees with
+    people, a second person looks, unanchored)."""
+    from .disagreement_order import machine_says
+
+    names = _names(store, assessors, 1)
+    store.settings.check_stratum(stratum)
+    stratum_of = store.settings.query_strata()
+    human = {(q, d): g for q, d, g in store.reads.label_rows()}
+    says = machine_says(store)
+    found = sorted(
+        p for p, s in says.items()
+        if p in human and (stratum is None or stratum_of.get(p[0]) == stratum)
+        and any(x.grade is not None and x.grade != human[p] for x in s)
+    )  # fmt: skip
+    if not found:
+        raise UsageError(
+            "no human-labeled pair where a machine's grade differs from the humans'",
+            "label pairs humans labeled with a machine first: `qrelkit assess --pairs human`",
+        )
+    voters = {p: {v.assessor for v in votes} for p, (votes, _) in store.log.votes().items() if p in human}
+    rows: list[tuple[str, str, str]] = []
+    turn = 0
+    for q, d in sorted(random.Random(seed).sample(found, min(pairs, len(found)))):
+        free = [n for n in names if n not in voters.get((q, d), set())]
+        if not free:
+            continue  # everyone named has voted on it already
+        rows.append((q, d, free[turn % len(free)]))
+        rows += [(q, d, v) for v in sorted(voters.get((q, d), set()))]  # shared: blind for the new one
+        turn += 1
+    if not rows:
+        raise UsageError("every assessor named has voted on those pairs already", "name others: --assessors ann,bob")
+    added = store.log.assign(rows)
+    new = [r for r in rows if r[2] not in voters.get((r[0], r[1]), set())]
+    per = {n: sum(1 for *_, a in new if a == n) for n in names}
+    return Assignment(pairs=len(new), overlap=1, added=added, per_assessor=per)
+
+
+def _names(store: Store, assessors: Sequence[str] | None, least: int) -> list[str]:
+    """`--assessors`, checked; default: everyone with a vote in the log (at least `least`)."""
+    if assessors is not None:
+        return [check_assessor(a, "--assessors") for a in dict.fromkeys(a.strip() for a in assessors if a.strip())]
+    names = store.log.assessors()
+    if len(names) < least:
+        raise UsageError("no assessor has a vote in the log", "name them: --assessors ann,bob")
+    return names
+
+
 def agreement(store: Store, stratum: str | None = None) -> AgreementReport:
     """Agreement over the pairs two or more assessors graded (of one stratum, if given): raw
     agreement, Krippendorff's alpha (ordinal), linear-weighted Cohen's kappa per assessor pair;

@@ -21,7 +21,8 @@ A machine grade is an assessor's latest row of the pair when it parsed (`ok`), w
 
 Pairs humans already labeled are not queued, even where a machine's grade differs from the
 resolved human label: the judging screen shows a labeled pair's grade, so a second human would
-judge it anchored. `qrelkit calibrate` measures those differences; `contradicted` counts them.
+judge it anchored. `qrelkit assign --recheck` gives them to one more person instead, as blind
+assignments; `qrelkit calibrate` measures the differences; `contradicted` counts them.
 """
 
 from __future__ import annotations
@@ -134,5 +135,8 @@ def fallback_note(store: Store, items: Sequence[QueueItem]) -> str | None:
         )
     n = contradicted(store, store.reads.label_rows())
     if n:
-        said.append(f"{n} human-labeled pairs where a machine's grade differs are not queued (see `qrelkit calibrate`)")
+        said.append(
+            f"{n} human-labeled pairs where a machine's grade differs are not queued "
+            "(`qrelkit assign --recheck` gives them to one more person, blind)"
+        )
     return "\n".join(said) or None
