@@ -162,8 +162,12 @@ def _read_whole(
     return ev, run.sha256, run.read_as, lambda: {q.decode() for q in set(run.columns.query.tolist())}
 
 
-MMAP_FROM = 1 << 20
-"""Allocations this large get pages of their own (glibc's `M_MMAP_THRESHOLD`), given back when freed."""
+MMAP_FROM = 4 << 20
+"""Allocations this large get pages of their own (glibc's `M_MMAP_THRESHOLD`), given back when freed.
+4 MiB, measured on an idle machine against 1 MiB: shared medium 1.8-2.3 s and 113-118 MiB against
+2.5-2.7 s and 109-112 MiB; shared msmarco 7.1-8.1 s and 227 MiB against 7.6-9.1 s and 219 MiB (the
+lower threshold spent the difference mapping and unmapping pages: system time 0.9 s against 0.45 s
+on medium)."""
 
 
 def map_large_allocations() -> None:
@@ -171,8 +175,8 @@ def map_large_allocations() -> None:
     array goes back to the system at once (`score` calls it before reading anything). Left alone,
     glibc raises that threshold to the size of the largest array freed so far (up to 32 MiB), and
     the arrays of the next blocks come from its heap instead, which keeps their pages (shared
-    medium run: 134 MiB at peak, 114 MiB with this; a lower threshold saves a little more memory
-    and costs seconds of system time mapping pages). Does nothing where there is no glibc."""
+    medium run: 131 MiB at peak, 113-118 MiB with this; a lower threshold saves a little more
+    memory and costs system time mapping pages). Does nothing where there is no glibc."""
     import ctypes
     import ctypes.util
 
