@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 
 from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry, Query, QueueOrder, Stratum
@@ -87,3 +88,15 @@ async def until(pilot: Pilot[Any], check: Callable[[], object], limit: float = 3
     while not check():
         assert time.monotonic() < deadline, f"still not so after {limit} s: {check}"
         await pilot.pause(0.02)
+
+
+async def drawn(pilot: Pilot[Any], app: App[Any]) -> None:
+    """Until the screen on top has drawn what it shows (`tui.sight`): a key that acts on it,
+    pressed before, is refused, as it would be for a person who typed it before seeing it."""
+
+    def done() -> bool:
+        sight = getattr(app.screen, "sight", None)
+        return sight is None or bool(sight.drawn())
+
+    await until(pilot, done)
+    await pilot.pause()

@@ -23,7 +23,7 @@ from qrelkit.tui.modals.flag import FlagScreen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.widgets.context_line import ContextLine
 
-from .conftest import judge_app, make_store, until
+from .conftest import drawn, judge_app, make_store, until
 from .test_snapshots import SIZES, _settle
 
 
@@ -82,6 +82,7 @@ async def test_a_document_no_run_pooled_says_so_and_run_names_are_data() -> None
     name = MARKUP["close_all"] + "x"
     app = judge_app(pooled_store(name), "ann", query="q2")
     async with app.run_test(size=(80, 24)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("c")
         assert str(_context(app).render()) == f"pooled runs: {visible(name)} #1 (7)"
         await pilot.press("n")  # d3: pooled for q2 by hand, in no run's list for q2
@@ -126,6 +127,7 @@ async def test_a_refused_reason_keeps_the_text_in_the_box(monkeypatch: pytest.Mo
     monkeypatch.setattr(flags, "flag_query", busy)
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("exclamation_mark", *"vague", "enter")
         await until(pilot, lambda: isinstance(app.screen, FlagScreen))
         assert app.screen.query_one(Input).value == "vague" and calls == ["x"]
@@ -183,6 +185,7 @@ async def test_an_undone_decision_leaves_the_list() -> None:
     store = make_store()
     app = judge_app(store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("2", "1")
         await pilot.pause()
         assert [(d.doc_id, d.grade) for d in app.session.last_decisions()] == [("d3", 1), ("d1", 2)]

@@ -16,7 +16,7 @@ from qrelkit.tui.screens.dashboard import DashboardScreen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
 
-from .conftest import judge_app, make_store
+from .conftest import drawn, judge_app, make_store
 
 QRELS = {f"q{i}": {"r": 2, "s": 1, "n": 0} for i in range(12)}
 BASE = {q: {"r": 3.0, "n": 2.0, "s": 1.0} for q in QRELS}
@@ -52,6 +52,7 @@ async def test_d_opens_the_dashboard_with_the_latest_comparison() -> None:
     assert c.diagnosis == "ordering"
     app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("d")
         assert isinstance(app.screen, DashboardScreen)
         assert "ORDERING" in _text(app, "#diagnosis") and "reranker" in _text(app, "#diagnosis")
@@ -66,6 +67,7 @@ async def test_d_opens_the_dashboard_with_the_latest_comparison() -> None:
 async def test_dashboard_without_reports_says_how_to_save_one() -> None:
     app = judge_app(make_store(), "ann")
     async with app.run_test(size=(100, 30)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("d")
         assert "compare A B --save" in _text(app, "#diagnosis")
 
@@ -76,6 +78,7 @@ async def test_dashboard_falls_back_to_the_latest_score_report() -> None:
     store.reports.save(report, "base.run")
     app = judge_app(store, "ann")
     async with app.run_test(size=(100, 30)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("d")
         assert "no saved comparison" in _text(app, "#diagnosis")
         headline = _text(app, "#headline")

@@ -17,7 +17,7 @@ from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
 from qrelkit.workflows.queue import ordered_queue
 
-from .conftest import judge_app, until
+from .conftest import drawn, judge_app, until
 
 
 def events(store: Store) -> list[tuple[str, str, str, int | None, str]]:
@@ -47,6 +47,7 @@ async def test_grades_skip_and_advance_commit_before_moving(tiny_store: Store) -
 async def test_next_query_is_offered_and_opened(tiny_store: Store) -> None:
     app = judge_app(tiny_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("1", "1", "1")
         assert isinstance(app.screen, NextQueryScreen)
         await pilot.press("enter")

@@ -16,7 +16,7 @@ from qrelkit.tui.screens.adjudication import AdjudicationScreen
 from qrelkit.tui.screens.judging import JudgingScreen
 from qrelkit.tui.screens.query_list import QueryListScreen
 
-from .conftest import judge_app, make_store
+from .conftest import drawn, judge_app, make_store
 
 NASTY = "[/] [@click=app.quit] \x1b[2J"
 SHOWN = "[/] [@click=app.quit] \\x1b[2J"
@@ -132,6 +132,7 @@ async def test_the_dashboard_shows_run_and_set_names_as_they_are() -> None:
     store.reports.save(comparison, "x")
     app = judge_app(store, "ann")
     async with app.run_test(size=(120, 36)) as pilot:
+        await drawn(pilot, app)
         await pilot.press("d")
         assert isinstance(app.screen, DashboardScreen)
         source_line = _shown(app, "#source")
