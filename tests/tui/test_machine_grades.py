@@ -83,7 +83,8 @@ async def test_the_judging_screen_never_shows_a_machine_grade(order: QueueOrder)
                 assert doc.grade is None
             await pilot.press("n")
         assert seen == {"d1", "d2", "d3", "d4"}
-    store.close()
+    # the store is not closed here: the app's thread workers may still read it (an in-memory
+    # store is their connection too), and closing a connection under a reading thread crashes
 
 
 def _votes(app: JudgeApp) -> str:
@@ -117,7 +118,8 @@ async def test_adjudication_shows_the_machines_marked_as_such_never_as_votes() -
         assert f"lexical (machine): 3 (perfect)  ·  {MODEL} (machine): unparsed" in d4
         assert "distance 2" in d2 and "distance 2" in d4  # the humans' alone
         assert any("lexical (machine): 3" in line for line in _lines(app))  # on the screen itself
-    store.close()
+    # the store is not closed here: the app's thread workers may still read it (an in-memory
+    # store is their connection too), and closing a connection under a reading thread crashes
     bare.close()
 
 
@@ -131,4 +133,5 @@ async def test_adjudication_without_machine_labels_has_no_machine_line() -> None
     app = judge_app(store, "lead", adjudicate=True)
     async with app.run_test(size=(120, 36)):
         assert "bob: 1" in _votes(app) and "machine" not in _votes(app)
-    store.close()
+    # the store is not closed here: the app's thread workers may still read it (an in-memory
+    # store is their connection too), and closing a connection under a reading thread crashes
