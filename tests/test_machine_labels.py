@@ -263,6 +263,10 @@ def test_recheck_gives_pairs_a_machine_disagrees_on_to_one_more_person_blind(run
     assert differ  # the lexical judge disagrees with the humans somewhere here
     done = run_cli("assign", "--recheck", "--assessors", "ann,bob,cat")
     assert done.output.startswith(f"assigned {len(differ)} pairs a machine disagrees on")
+    # the count is the new person's assignments, not the shares written for those who voted
+    assert f"({len(differ)} new assignments)" in done.output
+    again = run_cli("assign", "--recheck", "--assessors", "ann,bob,cat")
+    assert "(0 new assignments)" in again.output  # the same seed: the same pairs, already assigned
     with Store.open(run_cli.db) as store:
         for name in ("ann", "bob", "cat"):
             for q, d in store.log.pending_assignments(name):

@@ -215,16 +215,18 @@ class Log(Part):
         )
         return [float(r[0]) for r in self.conn.execute(sql, [assessor, limit])][::-1]
 
-    def assign(self, rows: Iterable[tuple[str, str, str]]) -> int:
-        """Assign (query, doc) pairs to assessors; returns how many assignments were new."""
+    def assign(self, rows: Iterable[tuple[str, str, str]], shares: Iterable[tuple[str, str, str]] = ()) -> int:
+        """Assign (query, doc) pairs to assessors; returns how many of `rows` were new. `shares`:
+        assignments written in the same transaction but not counted (a recheck shares its pair with
+        the assessors who voted on it, so the new assessor judges it blind)."""
         stamp = now()
+        sql = "INSERT OR IGNORE INTO assignments(query_id, doc_id, assessor, created) VALUES (?, ?, ?, ?)"
         with self.db.transaction():
             before = self.conn.total_changes
-            self.conn.executemany(
-                "INSERT OR IGNORE INTO assignments(query_id, doc_id, assessor, created) VALUES (?, ?, ?, ?)",
-                [(q, d, a, stamp) for q, d, a in rows],
-            )
-            return self.conn.total_changes - before
+            self.conn.executemany(sql, [(q, d, a, stamp) for q, d, a in rows])
+            added = self.conn.total_changes - before
+            self.conn.executemany(sql, [(q, d, a, stamp) for q, d, a in shares])
+            return added
 
     def pending_assignments(self, assessor: str) -> list[tuple[str, str]]:
         """Pairs assigned to `assessor` that they have not judged yet (no vote of theirs; a note

@@ -94,19 +94,17 @@ def assign_recheck(
             "label pairs humans labeled with a machine first: `qrelkit assess --pairs human`",
         )
     voters = {p: {v.assessor for v in votes} for p, (votes, _) in store.log.votes().items() if p in human}
-    rows: list[tuple[str, str, str]] = []
-    turn = 0
+    new: list[tuple[str, str, str]] = []
+    shares: list[tuple[str, str, str]] = []
     for q, d in sorted(random.Random(seed).sample(found, min(pairs, len(found)))):
         free = [n for n in names if n not in voters.get((q, d), set())]
         if not free:
             continue  # everyone named has voted on it already
-        rows.append((q, d, free[turn % len(free)]))
-        rows += [(q, d, v) for v in sorted(voters.get((q, d), set()))]  # shared: blind for the new one
-        turn += 1
-    if not rows:
+        new.append((q, d, free[len(new) % len(free)]))
+        shares += [(q, d, v) for v in sorted(voters.get((q, d), set()))]  # shared: blind for the new one
+    if not new:
         raise UsageError("every assessor named has voted on those pairs already", "name others: --assessors ann,bob")
-    added = store.log.assign(rows)
-    new = [r for r in rows if r[2] not in voters.get((r[0], r[1]), set())]
+    added = store.log.assign(new, shares)
     per = {n: sum(1 for *_, a in new if a == n) for n in names}
     return Assignment(pairs=len(new), overlap=1, added=added, per_assessor=per)
 
