@@ -119,6 +119,8 @@ def test_429_500_timeouts_and_dropped_connections_are_tried_again(run_cli: Cli) 
     assert out["statuses"] == {"ok": 5, "error": 1}
     row = next(r for r in _rows(run_cli) if r.doc_id == "d04")
     assert row.status == "error" and row.grade is None and row.reply is None
+    assert row.error is not None and "500" in row.error  # why, kept with the row
+    assert all(r.error is None for r in _rows(run_cli) if r.status != "error")
     with serving(ChatServer(grades)) as again:  # an error got no reply: asked again, the rest cached
         out = _assess(run_cli, again)
     assert again.requests == {"d04": 1} and out["cached"] == 5 and out["statuses"] == {"ok": 1}

@@ -91,6 +91,9 @@ class MachineLabel(_Model):
     cache_key: str
     """sha256 over (judge and model, parameters, template hash, query text, document text): the
     same question asked again is a cache hit, never a second call."""
+    error: str | None = None
+    """Why there is no reply (status `error`: a timeout, a refused connection, an HTTP status), as
+    the transport said it; None otherwise."""
 
     @model_validator(mode="after")
     def _grade_matches_status(self) -> MachineLabel:

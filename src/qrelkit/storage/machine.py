@@ -16,9 +16,9 @@ from .base import Part, stored_time
 
 _COLUMNS = (
     "assessor, query_id, doc_id, grade, status, ts, model, endpoint_host, parameters, template_sha256, "
-    "prompt_sha256, reply, latency, tokens_in, tokens_out, cost, cache_key"
+    "prompt_sha256, reply, latency, tokens_in, tokens_out, cost, cache_key, error"
 )
-_INSERT = f"INSERT INTO machine_labels({_COLUMNS}) VALUES ({', '.join('?' * 17)})"
+_INSERT = f"INSERT INTO machine_labels({_COLUMNS}) VALUES ({', '.join('?' * 18)})"
 _IN_SET = "query_id IN (SELECT id FROM queries)"
 _LATEST = (
     "SELECT query_id, doc_id, status, grade, max(seq) FROM machine_labels WHERE assessor = ? AND "
@@ -113,7 +113,7 @@ def _label(r: tuple[Any, ...]) -> MachineLabel:
         assessor=r[0], query_id=r[1], doc_id=r[2], grade=r[3], status=r[4], timestamp=stored_time(r[5]),
         model=r[6], endpoint_host=r[7], parameters=json.loads(r[8]), template_sha256=r[9],
         prompt_sha256=r[10], reply=r[11], latency=r[12], tokens_in=r[13], tokens_out=r[14], cost=r[15],
-        cache_key=r[16],
+        cache_key=r[16], error=r[17],
     )  # fmt: skip
 
 
@@ -122,5 +122,5 @@ def _row(x: MachineLabel) -> tuple[object, ...]:
     return (
         x.assessor, x.query_id, x.doc_id, x.grade, x.status, x.timestamp.isoformat(), x.model, x.endpoint_host,
         params, x.template_sha256, x.prompt_sha256, x.reply, x.latency, x.tokens_in, x.tokens_out, x.cost,
-        x.cache_key,
+        x.cache_key, x.error,
     )  # fmt: skip

@@ -225,6 +225,11 @@ def machine_labels(conn: sqlite3.Connection) -> None:
     )
 
 
+def machine_label_errors(conn: sqlite3.Connection) -> None:
+    """Why a machine label with status `error` got no reply (the transport's reason); NULL otherwise."""
+    _run(conn, 'ALTER TABLE "machine_labels" ADD COLUMN "error" TEXT')
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     create_tables,
     current_index,
@@ -242,6 +247,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     assessor_day,
     evidence_passages,
     machine_labels,
+    machine_label_errors,
 ]
 """Schema migrations in order; a store at `user_version` N has run the first N."""
 

@@ -407,13 +407,15 @@ def _answer(
     is none), and why there is none."""
     reply = judge.ask(prompt)
     status, grade = ("error", None) if reply.text is None else judge.parse(reply.text, scale)
+    error = (reply.error or "no reply") if reply.text is None else None
     row = MachineLabel(
         assessor=judge.assessor, query_id=query.id, doc_id=doc.id, status=status, grade=grade, model=judge.model,
         endpoint_host=judge.endpoint_host, parameters=parameters, template_sha256=sha256_text(judge.template),
         prompt_sha256=sha256_text(prompt), reply=reply.text,
         latency=reply.latency, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost=reply.cost, cache_key=key,
+        error=error,
     )  # fmt: skip
-    return row, (reply.error or "no reply") if reply.text is None else None
+    return row, error
 
 
 JUDGES: dict[str, Callable[[], Judge]] = {LEXICAL: LexicalJudge}
