@@ -216,7 +216,12 @@ def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: tuple[str, ...], s
 
 @pytest.mark.parametrize(
     ("template", "says"),
-    [("Q=$query\nD=$document", "line 2: unknown placeholder $document"), ("Q=$query costs $ 5", "line 1: a '$'")],
+    [
+        ("Q=$query\nD=$document", "line 2: unknown placeholder $document"),
+        ("Q=$query costs $ 5", "line 1: a '$'"),
+        ("Q: {query}\nD: {text}", "never uses $query: the model would not see the query"),
+        ("Q: $query\nT: ${title}", "never uses $text: the model would not see the document"),
+    ],
 )
 def test_a_bad_template_names_the_file_and_line(run_cli: Cli, template: str, says: str) -> None:
     _store(run_cli, 1)

@@ -133,10 +133,15 @@ def read_template(path: Path) -> str:
     return text
 
 
+REQUIRED = {"query": "the query", "text": "the document"}
+"""Placeholders every template uses: without them the model would grade a pair it never saw."""
+
+
 def check_template(text: str, where: str) -> None:
-    """A template's `$` that starts no placeholder, or an unknown placeholder: a UsageError
-    naming `where` and the line."""
+    """A template's `$` that starts no placeholder, an unknown placeholder, or one of `REQUIRED`
+    missing: a UsageError naming `where` (and the line)."""
     known = ", ".join(f"${name}" for name in PLACEHOLDERS)
+    used: set[str] = set()
     for m in string.Template.pattern.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         if m.group("invalid") is not None:
@@ -144,6 +149,13 @@ def check_template(text: str, where: str) -> None:
         name = m.group("named") or m.group("braced")
         if name is not None and name not in PLACEHOLDERS:
             raise UsageError(f"{where} line {line}: unknown placeholder ${name:.40}", f"placeholders: {known}")
+        used.add(name or "")
+    for name, what in REQUIRED.items():
+        if name not in used:
+            raise UsageError(
+                f"{where} never uses ${name}: the model would not see {what}",
+                f"placeholders are written $name or ${{name}}: {known}",
+            )
 
 
 def grade_lines(scale: GradeScale) -> str:
