@@ -215,3 +215,23 @@ def test_bad_input_is_one_line_and_exit_2(run_cli: Cli, args: tuple[str, ...], s
     bad = run_cli("calibrate", *[run if a == "RUN" else a for a in args], ok=False)
     assert bad.exit_code == 2 and says in bad.output
     assert len(bad.output.strip().splitlines()) == 1 and "Traceback" not in bad.output
+
+
+def test_no_pair_graded_by_both_says_how_to_get_one(run_cli: Cli) -> None:
+    """Machine grades only on pairs no human labeled: the tables are empty, and the report says
+    how to ask the machine about the pairs people labeled."""
+    run_cli("init")
+    run_cli("import", "queries", str(run_cli.write("q.jsonl", json.dumps({"id": "q1", "text": "sort list"}))),
+            "--stratum", "s", "--create-strata")  # fmt: skip
+    docs = [{"id": "a", "text": "sort a list"}, {"id": "b", "text": "other"}]
+    run_cli("import", "docs", str(run_cli.write("d.jsonl", "\n".join(json.dumps(d) for d in docs))))
+    event = {"query_id": "q1", "doc_id": "a", "state": "graded", "grade": 3, "assessor": "ann",
+             "timestamp": "2026-01-01T00:00:00Z"}  # fmt: skip
+    run_cli("import", "judgments", str(run_cli.write("j.jsonl", json.dumps(event))))
+    with Store.open(run_cli.db) as store:
+        store.machine.record([_row("q1", "b", "ok", 2, 0)])
+    out = run_cli("calibrate").output
+    assert "nothing to calibrate yet" in out and "qrelkit assess --pairs human" in out
+    with Store.open(run_cli.db) as store:
+        store.machine.record([_row("q1", "a", "ok", 2, 1)])
+    assert "nothing to calibrate yet" not in run_cli("calibrate").output

@@ -48,13 +48,20 @@ def _agreement(report: CalibrationReport) -> Table:
 def _apart(report: CalibrationReport) -> Text:
     f = report.overall
     not_ok = ", ".join(f"{n} {status}" for status, n in f.machine_not_ok.items()) or "none"
-    return Text(
+    text = Text(
         f"counted apart, never as a grade: {f.human_skipped} human skips the machine answered;\n"
         f"replies that did not parse on human-labeled pairs: {not_ok};\n"
         f"{f.machine_missing} human labels the machine never answered;\n"
         f"{f.machine_only} machine grades on pairs no human labeled",
         style="dim",
     )
+    if f.pairs == 0:
+        text.append(
+            "\nnothing to calibrate yet: no pair has both a human and a machine grade "
+            "(`qrelkit assess --pairs human` asks the machine about the pairs people labeled)",
+            style="bold",
+        )
+    return text
 
 
 def _confusion(f: AgreementFigures, max_grade: int) -> Table:
