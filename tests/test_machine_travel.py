@@ -174,6 +174,11 @@ def test_import_version_brings_machine_labels_back_as_machine_labels(golden: Cli
     assert (again / "qrels.txt").read_bytes() == (folder / "qrels.txt").read_bytes()
     # the same version into the store that holds it: nothing written
     assert "already" in golden("--db", str(fresh), "import", "version", str(folder)).output
+    # the pairs machine labels fill that no person labeled wait for a person, as in the store frozen
+    with Store.open(golden.db) as store:
+        waiting = {(e.query_id, e.doc_id) for e in store.pool.unlabeled()}
+    with Store.open(fresh) as store:
+        assert {(e.query_id, e.doc_id) for e in store.pool.unlabeled()} == waiting and waiting
 
 
 # -- 2. export hub / import hub ----------------------------------------------------------------
@@ -214,6 +219,8 @@ def test_export_hub_marks_machine_labels_and_import_hub_brings_them_back(
     with Store.open(fresh) as store:
         assert not {(e.query_id, e.doc_id) for e in store.log.events()} & set(machine)  # never a vote
         assert {(x.query_id, x.doc_id) for x in store.machine.rows()} == set(machine)
+        # what the machine fills and no person labeled in the import waits for a person
+        assert set(machine) <= {(e.query_id, e.doc_id) for e in store.pool.unlabeled()}
     golden("--db", str(fresh), "freeze", "g", "again", "--out", str(tmp_path / "w"), "--labels", labels)
     assert _manifest(tmp_path / "w/g/again")["content_hash"] == _manifest(version)["content_hash"]
 

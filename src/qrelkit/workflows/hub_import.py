@@ -243,7 +243,7 @@ def _import_states(store: Store, rows: LabelRows, assessor: str) -> tuple[int, i
     pool = [
         PoolEntry(query_id=row.query_id, doc_id=row.doc_id, source=row.pooled_by or "", best_rank=row.best_rank)
         for _, _, row in rows
-        if row.state is LabelState.UNLABELED
+        if row.state is LabelState.UNLABELED or row.assessor_kind == "machine"  # a machine's: still for a person
     ]
     return labels, skipped, store.imports.pool_entries(pool)
 

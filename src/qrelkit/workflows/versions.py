@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import versioning
 from ..errors import StoreError, UsageError, VersionError
-from ..models import STORE_MAX_GRADE, Label, Manifest, is_identifier
+from ..models import STORE_MAX_GRADE, Label, Manifest, PoolEntry, is_identifier
 from ..storage import Store
 from .label_sets import HUMAN, LabelChoice, label_rows, machine_pairs, machine_rows
 from .outputs import refuse_inside_version
@@ -141,6 +141,12 @@ def _load(store: Store, folder: Path, *, check: bool) -> tuple[Manifest, bool]:
         store.imports.judgments(enumerate(snap.events, 1), source=str(folder / "judgments.jsonl"), keep_repeats=True)
         store.imports.pool_entries(snap.unlabeled)
         store.machine.record(snap.machine)  # machine labels go to their own table, never into the log
+        # the pairs they fill are still waiting for a person: back into the pool (a label or skip
+        # in the log keeps a pair out of the queue, as for any pooled pair)
+        store.imports.pool_entries(
+            PoolEntry.model_construct(query_id=x.query_id, doc_id=x.doc_id, source=f"{x.assessor} (machine label)")
+            for x in snap.machine
+        )
         if set(label_rows(store, labels)) != {(x.query_id, x.doc_id, x.grade) for x in snap.labels}:
             raise VersionError(
                 f"{folder}: the judgment log{' and machine labels do' if snap.machine else ' does'} not resolve to "
