@@ -137,14 +137,16 @@ def test_every_import_contract_alerts_on_an_exception_no_longer_needed() -> None
 
 
 def test_no_module_imports_a_private_module_of_another_folder() -> None:
-    """A module whose name starts with `_` belongs to its folder: others import the public ones."""
+    """A module of qrelkit whose name starts with `_` belongs to its folder: others import the public
+    ones. (Another package's private module is that package's business: `tui.widgets.title_header`
+    builds on Textual's header parts, held by its tests to the installed Textual.)"""
     import ast
 
     found = []
     for p in SRC.rglob("*.py"):
         package = p.relative_to(SRC).parts[:-1]
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module:
+            if isinstance(node, ast.ImportFrom) and node.module and (node.level or node.module.startswith("qrelkit.")):
                 base = package[: len(package) - node.level + 1] if node.level else ()
                 parts = (*base, *node.module.split(".")) if node.level else tuple(node.module.split(".")[1:])
                 for i, part in enumerate(parts):

@@ -27,7 +27,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from ...errors import NotInGoldenSet
 from ...models import Disagreement, GradeScale, PairNote
@@ -42,9 +42,10 @@ from ..palette import css
 from ..widgets.document import DocumentView
 from ..widgets.evidence_line import passages
 from ..widgets.note_panel import NotePanel
-from ..widgets.query_header import QueryHeader
+from ..widgets.query_header import QueryHeader, query_header
 from ..widgets.scale_bar import ScaleBar
-from .judging import POLL_SECONDS, query_header
+from ..widgets.title_header import TitleHeader
+from .judging import POLL_SECONDS
 
 NOT_ADJUDICATOR = "Adjudication is an adjudicator's: this session judges as an assessor."
 
@@ -164,7 +165,7 @@ class AdjudicationScreen(Screen[None]):
         self.grade_keys = GradeKeys(self, session.scale.max_grade, self.settle, show=self.show_typed, target=self.pair)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document")
         yield Static(id="votes")

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from ...models import Comparison, ScoreReport
 from ...render.styles import DIAGNOSIS_STYLE, data
@@ -16,6 +16,7 @@ from ...workflows.judging import JudgingSession
 from ..palette import css
 from ..widgets.scale_bar import key_text
 from ..widgets.tiles import comparison_tile, report_tile, score_tiles
+from ..widgets.title_header import TitleHeader
 
 KEYS = [("esc", "back"), ("q", "quit")]
 RECALL = "recall at candidate depth"
@@ -36,7 +37,7 @@ class DashboardScreen(Screen[None]):
         self.session = session
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Static(id="diagnosis", classes="bar")
         with Horizontal(id="tiles"):
             yield Static(id="headline", classes="tile")

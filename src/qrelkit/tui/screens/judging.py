@@ -11,8 +11,9 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from ...errors import NothingToRetract, NotInGoldenSet, StoreBusy, UsageError
 from ...models import Decision, DocState, JudgmentState, LabelState, Query, RunRank
@@ -38,9 +39,10 @@ from ..widgets.duplicates_line import DuplicateAid, DuplicatesLine
 from ..widgets.evidence_line import EvidenceLine
 from ..widgets.label_line import LabelLine
 from ..widgets.note_panel import NotePanel
-from ..widgets.query_header import QueryHeader
+from ..widgets.query_header import QueryHeader, query_header
 from ..widgets.scale_bar import ScaleBar
 from ..widgets.session_panel import SessionPanel
+from ..widgets.title_header import TitleHeader
 
 KEYS = [
     ("s", "skip"),
@@ -59,19 +61,12 @@ POLL_SECONDS = 2.0
 judgments waiting for a busy store."""
 
 
-def query_header(q: Query) -> Text:
-    """The query's id, stratum and text, and its guidelines under them (all data)."""
-    header = Text.assemble(data(q.id, "bold"), " ", data(f"({q.stratum})", "dim"), "  ", data(q.text))
-    if q.description:
-        header.append_text(data(f"\n{q.description}", "dim"))
-    return header
-
-
 class JudgingScreen(Screen[None]):
     """Judge one query's documents: 0-9 grade, s skip, u retract, z undo, n/p move, e note. A judgment
     moves to the next unlabeled document; when none is left, the next query is offered."""
 
     CSS_PATH = "judging.tcss"
+    sub_title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
     BINDINGS = [
         Binding("s", "skip", "skip"),
         Binding("u", "retract", "retract"),
@@ -137,7 +132,7 @@ class JudgingScreen(Screen[None]):
         self.dupes = DuplicateAid(session)  # the query's duplicates, this assessor's votes there (`D`)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield QueryHeader(id="query", classes="bar")
         yield DocumentView(id="document", sight=self.sight)
         yield LabelLine(self.session.scale, self.session.label_policy, id="label", classes="bar")

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ...models import QueryProgress
 from ...render.styles import data, visible
@@ -22,6 +22,7 @@ from ..messages import HeldSaved, QueueReady, QueueStale
 from ..modals.help import HelpScreen
 from ..sight import Sight, Watched
 from ..widgets.scale_bar import key_text
+from ..widgets.title_header import TitleHeader
 
 if TYPE_CHECKING:
     from .adjudication import AdjudicationScreen
@@ -196,7 +197,7 @@ class QueryListScreen(Screen[None]):
         """`enter` opens a query only once the rows it chooses from are drawn."""
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Static(id="filters", classes="bar")
         yield Input(placeholder="search query ids and text (esc clears)", id="search")
         table = QueryTable(id="queries", cursor_type="row", zebra_stripes=True)

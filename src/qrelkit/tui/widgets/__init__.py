@@ -10,6 +10,7 @@
     duplicates_line  the document's duplicates in the query, with one's own vote on each (`D`)
     scale_bar      the key bar, the scale's grades first
     tiles          the dashboard's two tiles
+    title_header   the screens' header: Textual's, its title redrawn in the key's own frame, no layout
 
 Text from the data reaches them as `rich.text.Text` (`render.styles.data`), never as markup.
 """

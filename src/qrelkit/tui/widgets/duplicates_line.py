@@ -171,4 +171,4 @@ class DuplicatesLine(Static):
     def show(self, line: Text | None) -> None:
         self.display = line is not None
         if line is not None:
-            self.update(line)
+            self.update(line, layout=False)  # one line: showing or hiding it lays out, not its text

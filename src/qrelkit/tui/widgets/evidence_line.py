@@ -54,7 +54,7 @@ class EvidenceLine(Static):
         self.shown = (d, pending)
         line = evidence_text(d, pending, self.content_size.width or None)
         if line.plain or self.display:  # hidden and staying hidden: no update, no layout (each keystroke)
-            self.update(line)
+            self.update(line, layout=False)  # one line: showing or hiding it lays out, not its text
         self.display = bool(line.plain)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -90,7 +90,8 @@ class LabelLine(Static):
         """`d`'s label line, its note cut to the line's width; nothing without a document."""
         self.shown = d
         width = self.content_size.width or None
-        self.update("" if d is None else label_line(d, self.scale, self.policy, width))
+        # one line (height 1 on the judging screen): a new text asks for no layout of the screen
+        self.update("" if d is None else label_line(d, self.scale, self.policy, width), layout=False)
 
     def on_resize(self, event: events.Resize) -> None:
         self.show(self.shown)

@@ -11,6 +11,9 @@ from textual import events
 from textual.visual import VisualType
 from textual.widgets import Static
 
+from ...models import Query
+from ...render.styles import data
+
 LINES = 5
 """Lines the bar shows at most (the query's line and its guidelines' first ones)."""
 CUT = "… g: full guidelines"
@@ -26,6 +29,14 @@ def clipped(text: Text, width: int, lines: int = LINES, console: Console | None 
     shown.append("\n")
     shown.append(CUT, style="bold italic")
     return shown
+
+
+def query_header(q: Query) -> Text:
+    """The query's id, stratum and text, and its guidelines under them (all data)."""
+    header = Text.assemble(data(q.id, "bold"), " ", data(f"({q.stratum})", "dim"), "  ", data(q.text))
+    if q.description:
+        header.append_text(data(f"\n{q.description}", "dim"))
+    return header
 
 
 class QueryHeader(Static):

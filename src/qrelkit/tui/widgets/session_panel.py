@@ -167,7 +167,7 @@ class SessionPanel(Static):
                 severity="warning",
                 timeout=60,
             )
-        self.update(panel_line(self.figures(), self.content_size.width or None))
+        self.update(panel_line(self.figures(), self.content_size.width or None), layout=False)  # one line
 
     def show_typed(self, typed: str) -> None:
         self.typed = typed
