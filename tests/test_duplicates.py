@@ -9,6 +9,8 @@ from fractions import Fraction
 from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from qrelkit.errors import InputError
 from qrelkit.models import Document, Judgment, JudgmentState, PoolEntry
@@ -17,6 +19,7 @@ from qrelkit.workflows.duplicates import (
     THRESHOLD,
     find_duplicates,
     hashed_shingles,
+    jaccard,
     normalise,
     shingles,
     similar_pairs,
@@ -159,3 +162,36 @@ def test_a_grade_off_the_scale_is_refused_and_nothing_is_written() -> None:
     with pytest.raises(InputError, match="above the scale"):
         session.apply_grade("q1", ["d7"], top + 1)
     assert store.log.events("q1")[-1].doc_id == "d2"  # bob's grade, imported: still the last event
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["a", "b", "c", "ß", "SS", "ﬁ", "fi", "x y", "\u00e9", "e\u0301"]), max_size=14),
+        min_size=1,
+        max_size=9,
+    ),
+    st.sampled_from([Fraction(9, 10), Fraction(1, 2), Fraction(3, 4)]),
+)
+def test_find_duplicates_equals_comparing_every_pair_on_the_shingles_themselves(
+    docs: list[list[str]], threshold: Fraction
+) -> None:
+    """The shingles are numbered once per call (`find_duplicates`): the near pairs and their
+    similarities are those of every pair compared on its word tuples (`shingles`, `jaccard`),
+    with texts that casefold and NFKC-fold into each other and words that are two words."""
+    texts = {f"d{i}": " ".join(words) for i, words in enumerate(docs)}
+    dupes = find_duplicates(texts, threshold)
+    normalised = {d: normalise(t) for d, t in texts.items()}
+    want = {}
+    for a, b in combinations(texts, 2):
+        if not normalised[a] or not normalised[b] or normalised[a] == normalised[b]:
+            continue
+        similarity = jaccard(shingles(normalised[a]), shingles(normalised[b]))
+        if similarity >= threshold:
+            want[frozenset((a, b))] = similarity
+    got = {}
+    for d in texts:
+        for dup in dupes.each(d):
+            if not dup.same:
+                got[frozenset((d, dup.doc_id))] = dup.similarity
+    assert got == want

@@ -56,8 +56,8 @@ def _shingles(normalised: str) -> Iterable[Shingle]:
 
 
 def hashed_shingles(normalised: str) -> frozenset[int]:
-    """The text's shingles by their hashes (the candidates' filter: each pair it finds is then
-    compared on the shingles themselves)."""
+    """The text's shingles by their hashes: another coding of them for `similar_pairs` (whose
+    answers are exact only for a coding without collisions, as `find_duplicates`' numbering is)."""
     return frozenset(map(hash, _shingles(normalised)))
 
 
@@ -128,19 +128,19 @@ def find_duplicates(texts: Mapping[str, str], threshold: Fraction = THRESHOLD) -
         normalised = normalise(text)
         if normalised:
             groups.setdefault(normalised, []).append(doc_id)
-    texts_of = {docs[0]: text for text, docs in groups.items()}
+    codes: dict[str, int] = {}  # a shingle -> its number here: sets of numbers compare as the shingles do
+    coded = {
+        docs[0]: frozenset(codes.setdefault(" ".join(s), len(codes)) for s in _shingles(text))
+        for text, docs in groups.items()
+    }  # a shingle's words hold no space, so joined by one they are the shingle, one to one
     near: dict[str, list[tuple[str, Fraction]]] = {}
-    exact: dict[str, frozenset[Shingle]] = {}
-    for a, b, _ in similar_pairs({d: hashed_shingles(text) for d, text in texts_of.items()}, threshold):
-        sa, sb = (exact.get(d) or exact.setdefault(d, shingles(texts_of[d])) for d in (a, b))
-        similarity = jaccard(sa, sb)  # on the shingles themselves, not their hashes
-        if similarity < threshold:
-            continue
+    for a, b, similarity in similar_pairs(coded, threshold):  # exact: no two shingles share a number
         near.setdefault(a, []).append((b, similarity))
         near.setdefault(b, []).append((a, similarity))
     order = {d: i for i, d in enumerate(texts)}
     for links in near.values():
-        links.sort(key=lambda link: (-link[1], order[link[0]]))
+        links.sort(key=lambda link: order[link[0]])
+        links.sort(key=lambda link: link[1], reverse=True)  # stable: equals stay in the order given
     kept = {docs[0]: docs for docs in groups.values() if len(docs) > 1 or docs[0] in near}
     return Duplicates({d: first for first, docs in kept.items() for d in docs}, kept, near)
 
@@ -173,9 +173,9 @@ def similar_pairs(sets: Mapping[str, frozenset[int]], threshold: Fraction) -> li
                     continue
                 compared.add(other)
                 common = len(mine & theirs)
-                similarity = Fraction(common, len(mine) + len(theirs) - common)
-                if similarity >= threshold:
-                    found.append((other, name, similarity))
+                union = len(mine) + len(theirs) - common
+                if common * threshold.denominator >= threshold.numerator * union:  # >= t, in integers
+                    found.append((other, name, Fraction(common, union)))
             index.setdefault(x, []).append(name)
     return found
 
