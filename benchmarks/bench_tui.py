@@ -9,9 +9,10 @@ unlabeled documents to judge; other sizes with --queries/--events, in a file of 
 measures:
 
 * keystroke latency: `qrelkit judge` in an 80x24 pseudo-terminal, from writing a grade key to
-  reading the frame that shows it counted (drawn only after the event is committed with
-  synchronous=FULL and the next document is shown); p50 and p99. Each key is written once the
-  frame before it is complete (a key read before its document is drawn would be refused);
+  reading the frame that shows it counted (`judged N`, drawn only after the event is committed
+  with synchronous=FULL, in the frame that shows the next document); p50 and p99. Each key is
+  written once the frame before it is complete (a key read before its document is drawn would be
+  refused);
 * startup: `qrelkit judge` in an 80x24 pseudo-terminal, from spawning the process to the first
   frame, to the query list filled with its counts, and to a usable list (its first row drawn:
   from then on a key acts on what the list shows); and `judge --query` to the judging screen.
@@ -120,8 +121,12 @@ def keystrokes(path: Path, n: int) -> list[float]:
             term.output = b""
             start = time.perf_counter()
             term.send(str(i % 4).encode())
-            if not term.read_bytes_until(rb"[\s\S]", timeout=10):  # the first byte of the next frame
-                raise RuntimeError(f"key {i} drew nothing")
+            # the frame that shows the key counted (the header's and the session line's `judged
+            # i`): a frame drawn for something else meanwhile (a timer) is neither timed nor taken
+            # for it, so the next key never goes out before its document is drawn
+            if not term.read_bytes_until(rb"judged (?:\x1b\[[0-9;]*m)*%d(?!\d)" % i, timeout=10):
+                said = re.findall(rb"not applied[^\x1b]*|typed before[^\x1b]*|store busy[^\x1b]*", term.output)
+                raise RuntimeError(f"key {i} was never shown counted ({said!r})")
             times.append(time.perf_counter() - start)
             term.read_bytes_until(rb"$^", timeout=0.03)  # let the frame finish
     finally:
