@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 BAR = 6
 BATCH = 250
 """Rows added to the table at a time (250 rows take the table ~30 ms to lay out)."""
+FIRST = 60
+"""Rows of the first batch: a tall terminal's screenful, drawn as soon as the counts arrive (the
+list is usable from its first row on); the rest follow BATCH at a time."""
 FRAME = 1 / 60
 """Seconds between two batches: the table lays out each batch, and keys are handled, in between
 (batches chained on refreshes ran back to back once the cursor moved, and the table then laid
@@ -313,12 +316,12 @@ class QueryListScreen(Screen[None]):
         self._pending = shown
         self.query_one("#filters", Static).update(data(self.filters_line(shown)))
         self.sub_title = f"judged {self.session.judged} this session"
-        self._add_batch()
+        self._add_batch(FIRST)
 
-    def _add_batch(self) -> None:
+    def _add_batch(self, size: int = BATCH) -> None:
         self._next_batch = None
         table = self.query_one(QueryTable)
-        batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
+        batch, self._pending = self._pending[:size], self._pending[size:]
         for r in batch:
             table.add_row(
                 data(r.query_id),
