@@ -44,7 +44,7 @@ from ..widgets.evidence_line import passages
 from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader, query_header
 from ..widgets.scale_bar import ScaleBar
-from ..widgets.title_header import TitleHeader
+from ..widgets.title_header import TitleHeader, quiet_sub_title
 from .judging import POLL_SECONDS
 
 NOT_ADJUDICATOR = "Adjudication is an adjudicator's: this session judges as an assessor."
@@ -137,6 +137,7 @@ class AdjudicationScreen(Screen[None]):
     """One disagreement at a time, in priority order."""
 
     CSS_PATH = "adjudication.tcss"
+    sub_title = quiet_sub_title()
     BINDINGS = [
         Binding("n,right", "move(1)", "next", show=False),
         Binding("p,left", "move(-1)", "previous", show=False),

@@ -11,7 +11,6 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -42,7 +41,7 @@ from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader, query_header
 from ..widgets.scale_bar import ScaleBar
 from ..widgets.session_panel import SessionPanel
-from ..widgets.title_header import TitleHeader
+from ..widgets.title_header import TitleHeader, quiet_sub_title
 
 KEYS = [
     ("s", "skip"),
@@ -66,7 +65,7 @@ class JudgingScreen(Screen[None]):
     moves to the next unlabeled document; when none is left, the next query is offered."""
 
     CSS_PATH = "judging.tcss"
-    sub_title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
+    sub_title = quiet_sub_title()
     BINDINGS = [
         Binding("s", "skip", "skip"),
         Binding("u", "retract", "retract"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.content import Content
+from textual.reactive import Reactive
 from textual.visual import VisualType
 from textual.widgets import Header
 from textual.widgets._header import HeaderClock, HeaderClockSpace, HeaderIcon, HeaderTitle
@@ -48,3 +49,9 @@ class TitleHeader(Header):
 
     def _now(self) -> None:
         self.query_one(_Title).update(self.format_title())
+
+
+def quiet_sub_title() -> Reactive[str | None]:
+    """A screen's `sub_title` that redraws the header alone: Textual's own repaints every cell of
+    the screen when it changes (declare it on a screen that changes it on every key)."""
+    return Reactive(None, compute=False, repaint=False)
