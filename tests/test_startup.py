@@ -1,5 +1,6 @@
-"""What a command imports (issue 31): `--version` and `--help` load neither pydantic, rich, numpy nor
-sqlite3 (the command list comes from `cli.app.SUMMARIES`, no command module imported); scoring a
+"""What a command imports (issue 31): `--version` and `--help` load neither click, pydantic, rich,
+numpy nor sqlite3 (`cli.entry` prints them, from its own tables, byte for byte what click prints:
+compared here at every width); scoring a
 run against a qrels file loads no store, no version code, no terminal UI and no pyarrow for a small
 file, and as JSON no rich either, within a module budget. Asserted as the modules a fresh process
 holds, not as a wall time (benchmarks/bench_startup.py times them)."""
@@ -41,12 +42,66 @@ def _loaded(modules: list[str], name: str) -> bool:
     return any(m == name or m.startswith(name + ".") for m in modules)
 
 
-@pytest.mark.parametrize("args", [("--version",), ("--help",), ()], ids=["--version", "--help", "no command"])
-def test_version_and_help_load_nothing_heavy(args: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("args", [("--version",), ("--help",), ("-h",)])
+def test_version_and_help_load_not_even_click(args: tuple[str, ...]) -> None:
     modules = _modules(*args)
+    assert [h for h in (*HEAVY, "click", "typing") if _loaded(modules, h)] == []
+    ours = sorted(m for m in modules if m.startswith("qrelkit"))
+    assert ours == ["qrelkit", "qrelkit.cli", "qrelkit.cli.entry", "qrelkit.errors"]
+    assert len(modules) <= FAST_MODULES
+
+
+FAST_MODULES = 66
+"""The most modules a fresh `qrelkit --help` may hold, counted by `_modules` (whose own json and
+sys bring 56): 63 with Python 3.11 (textwrap and qrelkit's four on top); 123 while click answered
+it (114 for `--version`, now 62)."""
+
+
+def test_no_command_is_clicks_and_loads_nothing_heavy() -> None:
+    """`qrelkit` alone is click's (its help, on standard error, exit 2): still no command module."""
+    modules = _modules()
     assert [h for h in HEAVY if _loaded(modules, h)] == []
     ours = sorted(m for m in modules if m.startswith("qrelkit"))
-    assert ours == ["qrelkit", "qrelkit.cli", "qrelkit.cli.app", "qrelkit.errors"]
+    assert ours == ["qrelkit", "qrelkit.cli", "qrelkit.cli.app", "qrelkit.cli.entry", "qrelkit.errors"]
+
+
+def _run(main: str, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    """`qrelkit ARGS` run by `main` (`qrelkit.cli`'s, the console script's, or click's own,
+    `qrelkit.cli.app`'s) in a fresh process, its output as bytes."""
+    code = f"import sys\nfrom {main} import main\nsys.argv[0] = 'qrelkit'\nmain()"
+    where = str(Path(qrelkit.__file__).resolve().parents[1])
+    kept = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "QRELKIT_DB", "_QRELKIT_COMPLETE")}
+    full = {**kept, "PYTHONPATH": where, **env}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=full, timeout=60)
+
+
+@pytest.mark.parametrize("columns", ["40", "60", "80", "200", "0", "wide"])
+@pytest.mark.parametrize("db", [None, "elsewhere/golden.db"], ids=["no QRELKIT_DB", "QRELKIT_DB"])
+def test_version_and_help_print_what_click_prints(columns: str, db: str | None) -> None:
+    """The fast answers equal click's, bytes and exit status, at any terminal width (click wraps to
+    COLUMNS, at most 80; a bad COLUMNS is ignored) and with QRELKIT_DB set (`--db` shows its env var
+    and its default either way)."""
+    env = {"COLUMNS": columns, **({"QRELKIT_DB": db} if db else {})}
+    for args, says in ((["--help"], b"  --db FILE "), (["-h"], b"QRELKIT_DB"), (["--version"], b"qrelkit, version ")):
+        fast, slow = _run("qrelkit.cli", *args, **env), _run("qrelkit.cli.app", *args, **env)
+        assert slow.returncode == 0 and slow.stderr == b"" and says in slow.stdout, slow
+        assert (fast.stdout, fast.stderr, fast.returncode) == (slow.stdout, slow.stderr, slow.returncode), args
+
+
+def test_the_help_is_clicks_at_every_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`entry.root_help(width)` against click's own help of the root group at every width click
+    can pick (50 to 78), and `entry.help_width` against click's pick for a range of COLUMNS."""
+    from qrelkit.cli import entry
+
+    for width in range(50, 79):
+        ctx = click.Context(app.cli, info_name="qrelkit", terminal_width=width, **app.cli.context_settings)
+        assert entry.root_help(width) == app.cli.get_help(ctx), width
+    for columns in ["1", "40", "51", "52", "60", "79", "80", "81", "200", "0", "-3", "x", ""]:
+        monkeypatch.setenv("COLUMNS", columns)
+        assert entry.help_width() == click.HelpFormatter().width, columns
+    monkeypatch.delenv("COLUMNS")
+    assert entry.help_width() == click.HelpFormatter().width
+    assert entry.root_help(78).isascii()  # so standard output's encoding cannot make the two differ
 
 
 def test_scoring_a_small_qrels_file_loads_no_store_version_or_ui(tmp_path: Path) -> None:

@@ -15,75 +15,9 @@ import click
 
 from .. import __version__
 from ..errors import InternalError, QrelkitError
+from .entry import COMMANDS, DB_DEFAULT, DB_ENVVAR, DB_HELP, PLUGINS, PROG, ROOT_HELP, SUMMARIES
 
-COMMANDS = {
-    "init": "setup",
-    "policy": "setup",
-    "strata": "setup",
-    "profiles": "setup",
-    "queries": "content",
-    "docs": "content",
-    "removals": "content",
-    "import": "imports",
-    "status": "status",
-    "agreement": "status",
-    "assess": "assess",
-    "calibrate": "calibrate",
-    "flags": "status",
-    "pool": "pooling",
-    "queue": "pooling",
-    "assign": "pooling",
-    "export": "export",
-    "score": "score",
-    "compare": "compare",
-    "sensitivity": "compare",
-    "freeze": "versions",
-    "verify": "versions",
-    "diff": "versions",
-    "schemas": "versions",
-    "demo": "demo",
-    "reports": "reports",
-    "serve": "serve",
-}
-"""Command -> the module of this package that defines it (in its `COMMANDS`); a module is
-imported only when one of its commands runs, so every command starts without the others'
-imports (`tests/test_cli.py` holds this table equal to the modules)."""
-
-SUMMARIES = {
-    "agreement": "Agreement between assessors (kappa, alpha) on shared pairs.",
-    "assess": "Label pairs with a machine assessor, apart from human labels.",
-    "calibrate": "How far a machine assessor agrees with the humans.",
-    "assign": "Have several assessors judge the same sampled pairs.",
-    "compare": "Compare two runs, or a leaderboard, with paired tests.",
-    "demo": "Load the bundled pydocs golden set and report on it.",
-    "diff": "What changed between two frozen versions.",
-    "docs": "The documents: list, show, remove.",
-    "export": "Export the labels (qrels), the log, Hub or Label Studio files.",
-    "flags": "Assessors' flags on queries that cannot be judged.",
-    "freeze": "Freeze the store as a content-hashed version folder.",
-    "import": "Import queries, documents, qrels, judgments, or a whole set.",
-    "init": "Create the store, or change its name, scale and policy.",
-    "judge": "Judge documents in the terminal UI.",
-    "policy": "Show or set how disagreeing votes resolve.",
-    "pool": "Pool the unlabeled documents in runs' top K.",
-    "profiles": "Scoring profiles: a consumer's metrics and strata.",
-    "queries": "The queries: list, show, remove.",
-    "queue": "The pooled pairs in judging order.",
-    "removals": "What `remove` commands took out: when, by whom, what.",
-    "reports": "Reports kept by `score --save` and `compare --save`.",
-    "schemas": "JSON Schemas of qrelkit's files.",
-    "score": "Score runs, with coverage and bounds per number.",
-    "sensitivity": "How sensitive each metric is on this golden set.",
-    "serve": "Serve the judging UI to browsers, behind tokens.",
-    "status": "Counts of queries, documents and labels per stratum.",
-    "strata": "Query strata and their traffic weights.",
-    "verify": "Check a frozen version against its manifest.",
-}
-"""Command -> the line `qrelkit --help` lists it with (also its `short_help`): the list is written
-without importing a command's module, so `--help` starts as fast as `--version`."""
-PLUGINS = frozenset({"judge"})
-"""The `qrelkit.commands` entry points of qrelkit itself (another package's plug-in runs when
-named, and is not listed)."""
+__all__ = ["COMMANDS", "PLUGINS", "SUMMARIES", "cli", "main"]
 
 
 class QrelkitGroup(click.Group):
@@ -206,20 +140,20 @@ def command(name: str) -> click.Command:
     return found[name]
 
 
-@click.group(cls=QrelkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=QrelkitGroup, help=ROOT_HELP, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),
-    default="qrelkit.db",
-    envvar="QRELKIT_DB",
+    default=DB_DEFAULT,
+    envvar=DB_ENVVAR,
     show_default=True,
     show_envvar=True,
-    help="The golden-set store (a SQLite file).",
+    help=DB_HELP,
 )
-@click.version_option(__version__, prog_name="qrelkit")
+@click.version_option(__version__, prog_name=PROG)
 @click.pass_context
 def cli(ctx: click.Context, db: Path) -> None:
-    """Golden sets for retrieval evaluation: judge, version and score with coverage."""
+    """The root group (its help is `entry.ROOT_HELP`, which `qrelkit --help` prints without click)."""
     ctx.obj = {"db": db}
 
 
@@ -234,4 +168,4 @@ def main() -> None:
     # qrelkit's models use no pydantic plugin, and looking for one reads every installed package's
     # entry points (~30 ms, at the first model a command builds). A value set beforehand is kept.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    cli(prog_name="qrelkit")
+    cli(prog_name=PROG)
