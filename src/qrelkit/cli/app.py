@@ -168,4 +168,7 @@ def main() -> None:
     # qrelkit's models use no pydantic plugin, and looking for one reads every installed package's
     # entry points (~30 ms, at the first model a command builds). A value set beforehand is kept.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # numpy's OpenBLAS starts a thread per core at import (~70 ms of CPU on 2 cores, before any
+    # work); qrelkit does no linear algebra (no BLAS call large enough to use them). Kept if set.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     cli(prog_name=PROG)

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import tempfile
 from collections import deque
 from collections.abc import Generator, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any, cast
 
@@ -378,22 +376,10 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys 
     """Parse the blocks (two at a time) and join them; None if any block gives up (or, with
     `seen`, holds a pair hash an earlier block or row has)."""
     parsed: list[_Block] = []
-    # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        pending = []
-        for block in blocks:
-            if block and not block.isspace():  # (strip() would copy the block)
-                pending.append(pool.submit(_parse_block, block, kind, layout))
-            if len(pending) > 2 * WORKERS:  # keep only a few blocks in flight (bounded memory)
-                part = pending.pop(0).result()
-                if not _fresh(part, seen):
-                    return None
-                parsed.append(cast(_Block, part))
-        for future in pending:
-            part = future.result()
-            if not _fresh(part, seen):
-                return None
-            parsed.append(cast(_Block, part))
+    for part in _parsed(blocks, kind, layout):
+        if not _fresh(part, seen):
+            return None
+        parsed.append(cast(_Block, part))
     if not parsed:
         return None
     doc_hash = np.concatenate([p.doc_hash for p in parsed])
@@ -478,11 +464,21 @@ def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, 
 
 def _parsed(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Generator[_Block | None, None, None]:
     """Each block parsed (`_parse_block`) in order, two at a time in the background; stops after
-    the first None (an irregular block)."""
+    the first None (an irregular block). A lone block (a small file) is parsed here: no thread
+    pool to start, nor concurrent.futures and logging to import (~5 ms)."""
+    source = iter(blocks)
+    ahead = list(itertools.islice(source, 2))
+    if len(ahead) == 1:
+        if ahead[0] and not ahead[0].isspace():
+            yield _parse_block(ahead[0], kind, layout)
+        return
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         pending: deque[Future[_Block | None]] = deque()
-        for block in blocks:
-            if block and not block.isspace():
+        for block in itertools.chain(ahead, source):
+            if block and not block.isspace():  # (strip() would copy the block)
                 pending.append(pool.submit(_parse_block, block, kind, layout))
             while len(pending) > WORKERS or (pending and pending[0].done()):
                 part = pending.popleft().result()
@@ -551,6 +547,8 @@ class PairHashes:
         self.failed = False
 
     def __enter__(self) -> PairHashes:
+        import tempfile
+
         try:
             for _ in range(self.BUCKETS):
                 self.files.append(tempfile.TemporaryFile(prefix="qrelkit-pairs-"))

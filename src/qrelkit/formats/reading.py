@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import gzip
 import os
 import zlib
 from collections.abc import Callable, Generator, Iterator
@@ -41,7 +40,11 @@ def _open_file(p: Path) -> IO[bytes]:
     if p.is_dir():
         raise InputError("is a folder, not a file", "name a file", path=display(p))
     try:
-        return cast(IO[bytes], gzip.open(p, "rb")) if p.suffix == ".gz" else open(p, "rb")
+        if p.suffix != ".gz":
+            return open(p, "rb")
+        import gzip  # (only for a .gz: a plain file starts without it)
+
+        return cast(IO[bytes], gzip.open(p, "rb"))
     except FileNotFoundError:
         raise InputError("no such file", "check the path", path=display(p)) from None
     except OSError as exc:
@@ -52,7 +55,11 @@ def _open_copy(copy: Spool) -> IO[bytes]:
     """A reader of standard input or a pipe, decompressed when it starts with gzip's magic bytes
     (`zcat` left out of the pipe)."""
     fh = copy.open()
-    return cast(IO[bytes], gzip.GzipFile(fileobj=fh, mode="rb")) if _gzipped(copy) else fh
+    if not _gzipped(copy):
+        return fh
+    import gzip
+
+    return cast(IO[bytes], gzip.GzipFile(fileobj=fh, mode="rb"))
 
 
 def _gzipped(copy: Spool) -> bool:

@@ -14,7 +14,6 @@ import os
 import signal
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +38,8 @@ class Spool:
     """A stream and its copy on disk (`path`), filled as far as its readers have got."""
 
     def __init__(self, source: IO[bytes], name: str, *, close: bool = False) -> None:
+        import tempfile  # (a file named on the command line needs no copy: tempfile loads shutil, random)
+
         fd, tmp = tempfile.mkstemp(prefix=PREFIX)
         _track(tmp)
         self.fd, self.path, self.name = fd, Path(tmp), name

@@ -4,10 +4,8 @@ new file gets under the umask."""
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, cast
@@ -59,6 +57,8 @@ def atomic_write(path: PathLike, *, parents: bool = False) -> Iterator[IO[str]]:
         except OSError as exc:
             raise InputError(f"cannot write: {exc.strerror}", WRITE_HINT, path=display(path)) from None
         return
+    import tempfile  # (here, not at the top: reading commands import this module and write nothing)
+
     try:
         if parents:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +69,11 @@ def atomic_write(path: PathLike, *, parents: bool = False) -> Iterator[IO[str]]:
         raw = os.fdopen(fd, "wb")
         os.fchmod(fd, normal_mode())  # mkstemp's 0o600 -> what a new file gets under the umask
         gz = target.suffix == ".gz"
-        stream: IO[bytes] = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)) if gz else raw
+        stream: IO[bytes] = raw
+        if gz:
+            import gzip
+
+            stream = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0))
         with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as out:
             yield out
             out.flush()
@@ -94,6 +98,7 @@ def atomic_folder(target: Path, *, replace: bool = False) -> Iterator[Path]:
     then removed). If the block raises, the temporary folder is removed and `target` is left as
     it was. Which folders may be replaced is the caller's rule; its parent must exist."""
     import shutil
+    import tempfile
 
     if not target.parent.is_dir():
         raise InputError(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -23,6 +22,7 @@ import numpy.typing as npt
 
 from ..errors import ScoringError
 from ..formats.columns import Columns
+from .background import SERIAL_ROWS, beside
 from .join_check import candidates, candidates_in, check_rest, label_bits
 
 UNLABELED = -1
@@ -584,10 +584,12 @@ def rank_columns(
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
     # the join (labels of the run's rows) on a thread of its own while the rows are ranked here:
     # numpy lets go of the GIL in both, so the two cores share the work
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="join") as pool:
-        joined = pool.submit(_join, index.labels, r_code, run, run_hash, run_unique)
-        position = _grouped_positions(r_code, r_score, query_change, run.doc, n_q)
-        r_grade = joined.result()
+    r_grade, position = beside(
+        lambda: _join(index.labels, r_code, run, run_hash, run_unique),
+        lambda: _grouped_positions(r_code, r_score, query_change, run.doc, n_q),
+        serial=len(r_code) <= SERIAL_ROWS,
+        name="join",
+    )
     if r_grade is None:
         return None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ from ..models import (
 )
 from .aggregate import geometric_mean, strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
+from .background import SERIAL_ROWS, mapped
 from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure
 from .names import parse_measure, parse_measures
@@ -272,12 +272,17 @@ MEASURE_WORKERS = min(2, os.cpu_count() or 1)
 def _compute_all(ranked: Ranked, measures: Sequence[Measure], threshold: int, bounds: bool) -> dict[str, Scores]:
     """Every measure's per-query scores, `MEASURE_WORKERS` measures at a time."""
     progress.report("computing measures", 0, len(measures))
-    with ThreadPoolExecutor(max_workers=MEASURE_WORKERS, thread_name_prefix="measure") as pool:
-        futures = [pool.submit(compute, ranked, m, threshold, bounds=bounds) for m in measures]
-        scores = {}
-        for i, (m, future) in enumerate(zip(measures, futures, strict=True)):
-            scores[m.name] = future.result()
-            progress.report("computing measures", i + 1, len(measures))
+    each = mapped(
+        lambda m: compute(ranked, m, threshold, bounds=bounds),
+        measures,
+        workers=MEASURE_WORKERS,
+        serial=ranked.grades.size <= SERIAL_ROWS,
+        name="measure",
+    )
+    scores = {}
+    for i, (m, found) in enumerate(zip(measures, each, strict=True)):
+        scores[m.name] = found
+        progress.report("computing measures", i + 1, len(measures))
     return scores
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +30,7 @@ from .arrays import (
     rounded_scores,
     top_columns_scored,
 )
+from .background import SERIAL_ROWS, beside
 from .evaluation import Evaluation, MetricsLike, evaluated_queries, evaluation, measure_list
 from .measures import DEFAULT_METRICS
 
@@ -66,10 +66,12 @@ def _rank_block(
     present = present[present < n_q]
     local = np.searchsorted(present, r_code).astype(np.int64)  # outside rows: len(present)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="join") as pool:
-        joined = pool.submit(_join, index.labels, r_code, run, run_hash, True)
-        position = _grouped_positions(local, r_score, change, run.doc, len(present))
-        r_grade = joined.result()
+    r_grade, position = beside(
+        lambda: _join(index.labels, r_code, run, run_hash, True),
+        lambda: _grouped_positions(local, r_score, change, run.doc, len(present)),
+        serial=len(r_code) <= SERIAL_ROWS,
+        name="join",
+    )
     if r_grade is None:
         return None
     grades, n_ret = _ranked_grades(local, r_score, r_grade, position, run.doc, len(present))

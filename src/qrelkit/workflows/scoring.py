@@ -178,11 +178,9 @@ def map_large_allocations() -> None:
     medium run: 131 MiB at peak, 113-118 MiB with this; a lower threshold saves a little more
     memory and costs system time mapping pages). Does nothing where there is no glibc."""
     import ctypes
-    import ctypes.util
 
-    name = ctypes.util.find_library("c")
-    try:
-        mallopt = getattr(ctypes.CDLL(name), "mallopt", None) if name else None
+    try:  # the process's own symbols, libc's among them (ctypes.util.find_library runs ldconfig: ~10 ms)
+        mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
     except OSError:
         return
     if mallopt is not None:
