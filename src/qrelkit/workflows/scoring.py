@@ -178,7 +178,10 @@ def map_large_allocations() -> None:
     medium run: 131 MiB at peak, 113-118 MiB with this; a lower threshold saves a little more
     memory and costs system time mapping pages). Does nothing where there is no glibc."""
     import ctypes
+    import sys
 
+    if sys.platform == "win32":  # no glibc (and CDLL(None) means nothing there)
+        return
     try:  # the process's own symbols, libc's among them (ctypes.util.find_library runs ldconfig: ~10 ms)
         mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
     except OSError:
