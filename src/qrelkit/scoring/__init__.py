@@ -26,6 +26,7 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     calibration     a machine against the humans: weighted kappa, confusion, tau, inflation
     impact          the judging queue's impact of an unlabeled pair
     orders          the judging queue's orders, one declaration each (depth, impact, mtf, ...)
+    settle          the stopping rule: the range of a delta over every labeling, its verdicts
     coverage        judged coverage of a run's top k (plain Python, for `status --runs`)
 """
 

@@ -1,0 +1,547 @@
+"""The stopping rule: can any labeling of the unlabeled documents still change a comparison?
+
+For runs A and B, one measure M and the current labels, `delta_range` gives the range [lo, hi] of
+the mean per-query delta mean_q (M_B(q) - M_A(q)) over every labeling of the unlabeled documents
+the two runs retrieve (the union of both runs, at any rank: a document below the cutoff still
+moves R or the ideal DCG), each unlabeled document taking any grade of the scale. Documents
+neither run retrieves stay unlabeled, as in `score`'s bounds. Both runs are scored against the
+same labeling, so a document only A retrieves still raises B's R: the range of the delta is not
+A's bounds minus B's. Queries are independent, so lo and hi are the means of the per-query
+minimum and maximum. The delta now (unlabeled counted not relevant, as `score` does) lies in it.
+
+Per query, with U_A and U_B the unlabeled documents in A's and B's top k (t the relevance
+threshold; when no grade of the scale reaches t no unlabeled document can matter, [now, now]):
+
+* P@k: delta = (rel_B - rel_A) / k. A document in both top k adds 1/k to both and cancels, so
+  delta = now + (|S & (U_B - U_A)| - |S & (U_A - U_B)|) / k for the set S made relevant: the
+  maximum makes B-only documents relevant and A-only ones not, the minimum the reverse. Exact.
+* Success@k, RR(@k): each run's value depends only on its first relevant document and rises with
+  every document made relevant. If S attains the maximum and d is the document that gives B its
+  first relevant rank under S (none: labeled only), then {d} (or the empty set) gives B the same
+  value and A at most the same, so the maximum is over the empty set and the single documents of
+  U_B; the minimum over the empty set and those of U_A. Exact.
+* R@k: delta = (D0 + b - a) / (R + b + a + e), D0 the labeled relevant of B's top k minus A's,
+  R the labeled relevant documents, b (a) the B-only (A-only) unlabeled documents of the top k
+  made relevant, e the others (in both top k, or below k in both: they add to both numerators or
+  to none). Write N / T. One more b: (N + 1) / (T + 1) - N / T = (T - N) / (T (T + 1)) >= 0 as
+  T >= N (T = 0 forces N = 0, then 1 > 0); one more a: (-T - N) / (T (T + 1)) <= 0 as T + N >=
+  rel_B + b >= 0. So the maximum takes every B-only document, no A-only one, and e = 0 when N > 0
+  or e = all when N < 0 (N = 0 gives 0 whatever e); the minimum mirrors it. Exact.
+* nDCG(@k), AP(@k), Rprec: the normaliser (ideal DCG, R) depends on the labeling, so the
+  labelings are enumerated: every grade (nDCG: every distinct gain; AP, Rprec: relevant or not) of
+  each unlabeled document in either top k (the whole run without a cutoff), and every multiset of
+  grades of the ones only below k (they only move the normaliser, through their counts), while
+  that makes at most `LABELINGS_LIMIT` labelings. Past that, a sound outer interval: A's lowest
+  value minus B's highest and the reverse, each run's over every labeling of the union
+  (`_outer_run`: numerator and normaliser bounded apart), flagged `exact=False` per query.
+
+Other families are refused (`refuse_unsupported`). The verdicts (`sign_verdict`,
+`significance_verdict`): the sign is settled iff lo > 0, hi < 0, or lo = hi = 0 (a settled tie).
+The paired t-test (two-sided, alpha 0.05) is bounded over the box of per-query intervals
+[l_q, h_q] (`t_range`): the mean lies in [lo, hi]; the SD lies between the exact minimum over the
+box (min over c of sum dist(c, [l_q, h_q])^2, a convex piecewise quadratic solved per segment) and
+an upper bound (min over c of sum max((l_q - c)^2, (h_q - c)^2) >= max over the box of the sum of
+squared deviations, taken at c = the mean of the midpoints). The box contains every achievable
+vector of deltas (and more), and mean and SD are bounded apart, so the verdict is sound but not
+exact: "open" may be said where no labeling would in fact change it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ScoringError
+from .measures import Measure
+
+FloatArray = npt.NDArray[np.float64]
+
+LABELINGS_LIMIT = 4096
+"""Most labelings enumerated per query and run pair (nDCG, AP, Rprec); past it the outer interval."""
+ALPHA = 0.05
+"""The paired t-test's level (two-sided)."""
+CLOSED_FORM = ("P", "R", "Success", "RR")
+ENUMERATED = ("nDCG", "AP", "Rprec")
+SUPPORTED = CLOSED_FORM + ENUMERATED
+MAX_GRADES = 64
+"""The largest scale (top grade) the enumeration takes: one state per distinct gain."""
+EXACTNESS = {
+    "P": "exact (closed form)",
+    "R": "exact (closed form)",
+    "Success": "exact (closed form)",
+    "RR": "exact (closed form)",
+    "nDCG": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound outer interval",
+    "AP": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound outer interval",
+    "Rprec": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound outer interval",
+}
+"""How exact the range is, per family (`qrelkit settled` and the README say it)."""
+
+SignVerdict = Literal["settled B>A", "settled A>B", "settled tie", "open"]
+SignificanceVerdict = Literal["settled significant", "settled not significant", "open", "no test"]
+
+
+@dataclass(frozen=True)
+class QueryCase:
+    """One query: each run's documents in trec_eval order (the whole run; empty when the run lacks
+    the query, which then scores 0), and the labels (document -> grade >= 0; any other document is
+    unlabeled)."""
+
+    query_id: str
+    run_a: Sequence[str]
+    run_b: Sequence[str]
+    labels: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The grades 0..max_grade and the relevance threshold of the binary families."""
+
+    max_grade: int
+    threshold: int = 1
+
+
+@dataclass(frozen=True)
+class QueryRange:
+    """One query's delta: now, its range over every labeling, whether the range is exact, and the
+    unlabeled documents whose labels can move it (none when lo = hi)."""
+
+    query_id: str
+    now: float
+    low: float
+    high: float
+    exact: bool
+    open_docs: tuple[str, ...] = ()
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+
+@dataclass(frozen=True)
+class DeltaRange:
+    """The mean delta of one measure over the queries: now, [low, high], the verdicts."""
+
+    metric: str
+    now: float
+    low: float
+    high: float
+    queries: list[QueryRange] = field(default_factory=list)
+    sign: SignVerdict = "open"
+    significance: SignificanceVerdict = "no test"
+
+    @property
+    def exact(self) -> bool:
+        return all(q.exact for q in self.queries)
+
+    @property
+    def exact_queries(self) -> int:
+        return sum(q.exact for q in self.queries)
+
+    @property
+    def open_pairs(self) -> int:
+        return sum(len(q.open_docs) for q in self.queries)
+
+    @property
+    def settled(self) -> bool:
+        return self.sign != "open" and self.significance != "open"
+
+
+def refuse_unsupported(m: Measure, scale: Scale) -> None:
+    """Families the stopping rule does not cover, and nDCG gains it cannot range over."""
+    if m.family not in SUPPORTED:
+        raise ScoringError(
+            f"the stopping rule does not cover {m.name}", f"use one of the families {', '.join(SUPPORTED)}"
+        )
+    if m.judged_only:
+        raise ScoringError(
+            f"{m.name}: a condensed-list value is an estimate, not a completion", "leave out judged_only"
+        )
+    if m.family == "nDCG":
+        if scale.max_grade > MAX_GRADES:
+            raise ScoringError(f"{m.name}: the stopping rule takes scales up to grade {MAX_GRADES}")
+        if _gain(m, 0) != 0:
+            raise ScoringError(f"{m.name}: a gain for grade 0 makes 'unlabeled' no labeling", "give grade 0 gain 0")
+
+
+def _gain(m: Measure, grade: int) -> float:
+    if m.gains is not None:
+        return float(dict(m.gains).get(grade, float(grade)))
+    return float(grade) if m.gain == "linear" else float(2.0**grade - 1.0)
+
+
+def states(m: Measure, scale: Scale) -> list[float]:
+    """What an unlabeled document can become: nDCG its distinct gains (0 first), a binary family
+    not relevant / relevant ([0, 1]), or [0] when no grade reaches its threshold."""
+    if m.family == "nDCG":
+        gains = sorted({_gain(m, g) for g in range(scale.max_grade + 1)} - {0.0})
+        return [0.0, *gains]
+    return [0.0, 1.0] if scale.max_grade >= m.threshold(scale.threshold) else [0.0]
+
+
+def state_grades(m: Measure, scale: Scale) -> list[list[int]]:
+    """The grades behind each state (`states`), in the same order."""
+    values = states(m, scale)
+    out: list[list[int]] = [[] for _ in values]
+    t = m.threshold(scale.threshold)
+    for g in range(scale.max_grade + 1):
+        v = _gain(m, g) if m.family == "nDCG" else float(g >= t)
+        out[values.index(v) if v in values else 0].append(g)
+    return out
+
+
+def _disc(n: int) -> FloatArray:
+    return np.asarray(1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64)), dtype=np.float64)
+
+
+def _window(m: Measure, docs: Sequence[str]) -> Sequence[str]:
+    return docs if m.cutoff is None or m.family == "Rprec" else docs[: m.cutoff]
+
+
+def _unlabeled(docs: Sequence[str], labels: Mapping[str, int]) -> list[str]:
+    return [d for d in docs if d not in labels]
+
+
+# -- the closed forms ---------------------------------------------------------------------------
+
+
+def _first_value(m: Measure, window: Sequence[str], relevant: set[str]) -> float:
+    for rank, d in enumerate(window, 1):
+        if d in relevant:
+            return 1.0 if m.family == "Success" else 1.0 / rank
+    return 0.0
+
+
+def _closed(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
+    t = m.threshold(scale.threshold)
+    rel = {d for d, g in case.labels.items() if g >= t}
+    wa, wb = _window(m, case.run_a), _window(m, case.run_b)
+    ua, ub = set(_unlabeled(wa, case.labels)), set(_unlabeled(wb, case.labels))
+    can = scale.max_grade >= t
+    if m.family == "P":
+        k = m.cutoff or 1
+        now = (sum(d in rel for d in wb) - sum(d in rel for d in wa)) / k
+        only_a, only_b = (ua - ub, ub - ua) if can else (set(), set())
+        return _range(case, now, now - len(only_a) / k, now + len(only_b) / k, only_a | only_b)
+    if m.family == "R":
+        return _recall(case, rel, wa, wb, ua, ub, can)
+    now = _first_value(m, wb, rel) - _first_value(m, wa, rel)
+    if not can:
+        return _range(case, now, now, now, set())
+    high = max([now, *(_first_value(m, wb, rel | {d}) - _first_value(m, wa, rel | {d}) for d in ub)])
+    low = min([now, *(_first_value(m, wb, rel | {d}) - _first_value(m, wa, rel | {d}) for d in ua)])
+    return _range(case, now, low, high, ua | ub)
+
+
+def _recall(
+    case: QueryCase, rel: set[str], wa: Sequence[str], wb: Sequence[str], ua: set[str], ub: set[str], can: bool
+) -> QueryRange:
+    def div(n: float, d: float) -> float:
+        return n / d if d > 0 else 0.0
+
+    big_r = len(rel)
+    d0 = sum(d in rel for d in wb) - sum(d in rel for d in wa)
+    now = div(d0, big_r)
+    if not can:
+        return _range(case, now, now, now, set())
+    every = set(_unlabeled(case.run_a, case.labels)) | set(_unlabeled(case.run_b, case.labels))
+    n_a, n_b = len(ua - ub), len(ub - ua)
+    rest = len(every) - n_a - n_b
+    high = div(d0 + n_b, big_r + n_b + (rest if d0 + n_b < 0 else 0))
+    low = div(d0 - n_a, big_r + n_a + (rest if d0 - n_a > 0 else 0))
+    return _range(case, now, low, high, every)
+
+
+def _range(case: QueryCase, now: float, low: float, high: float, docs: set[str] | Sequence[str]) -> QueryRange:
+    """A query's range; its open documents in the order the runs rank them (none when closed)."""
+    if high - low <= 0:
+        return QueryRange(case.query_id, now, low, high, True)
+    ordered = tuple(d for d in dict.fromkeys([*case.run_a, *case.run_b]) if d in docs)
+    return QueryRange(case.query_id, now, low, high, True, ordered)
+
+
+# -- the enumerated families --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Labelings:
+    """Every labeling of one query's unlabeled documents: `window` (each its own column of state
+    indices in `each`) and `tail` (below k in both runs: each row of `tail_states` a multiset of
+    state indices, sorted)."""
+
+    window: list[str]
+    tail: list[str]
+    each: npt.NDArray[np.int64]
+    """[L, len(window)] state indices."""
+    tail_states: npt.NDArray[np.int64]
+    """[L, len(tail)] state indices."""
+
+
+@cache
+def _grid(n: int, s: int) -> npt.NDArray[np.int64]:
+    rows = list(itertools.product(range(s), repeat=n))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), n)
+
+
+@cache
+def _multisets(n: int, s: int) -> npt.NDArray[np.int64]:
+    rows = list(itertools.combinations_with_replacement(range(s), n))
+    return np.array(rows, dtype=np.int64).reshape(len(rows), n)
+
+
+def labelings_count(n_window: int, n_tail: int, n_states: int) -> int:
+    """How many labelings the enumeration tries: states^window x multisets of the tail."""
+    return int(n_states**n_window) * math.comb(n_tail + n_states - 1, n_states - 1)
+
+
+def labelings(m: Measure, case: QueryCase, n_states: int) -> Labelings | None:
+    """The labelings of the query's unlabeled documents that the measure reads, or None past
+    `LABELINGS_LIMIT`."""
+    wa, wb = _window(m, case.run_a), _window(m, case.run_b)
+    window = list(dict.fromkeys(_unlabeled([*wa, *wb], case.labels)))
+    seen = set(window)
+    tail = [d for d in dict.fromkeys(_unlabeled([*case.run_a, *case.run_b], case.labels)) if d not in seen]
+    if n_states == 1:
+        window, tail = [], []
+    if labelings_count(len(window), len(tail), n_states) > LABELINGS_LIMIT:
+        return None
+    grid, multi = _grid(len(window), n_states), _multisets(len(tail), n_states)
+    each = np.repeat(grid, len(multi), axis=0)
+    tails = np.tile(multi, (len(grid), 1))
+    return Labelings(window, tail, each, tails)
+
+
+def run_values(
+    m: Measure, docs: Sequence[str], labels: Mapping[str, int], scale: Scale, lab: Labelings, values: Sequence[float]
+) -> FloatArray:
+    """The measure of one run under every labeling (a row each)."""
+    state = np.asarray(values, dtype=np.float64)
+    win = state[lab.each]  # [L, W]
+    tail = state[lab.tail_states]
+    rows = len(lab.each)
+    docs = _window(m, docs)
+    column = {d: i for i, d in enumerate(lab.window)}
+    t = m.threshold(scale.threshold)
+    if m.family == "nDCG":
+        fixed = {d: _gain(m, g) for d, g in labels.items()}
+    else:
+        fixed = {d: float(g >= t) for d, g in labels.items()}
+    at = np.zeros((rows, len(docs)))
+    for p, d in enumerate(docs):
+        if d in fixed:
+            at[:, p] = fixed[d]
+        elif d in column:
+            at[:, p] = win[:, column[d]]
+    if m.family == "nDCG":
+        k = m.cutoff
+        dcg = at @ _disc(len(docs))
+        known = np.array(sorted((g for g in fixed.values() if g > 0), reverse=True)[:k], dtype=np.float64)
+        pool = np.hstack([np.broadcast_to(known, (rows, len(known))), win, tail])
+        pool = -np.sort(-np.maximum(pool, 0.0), axis=1)
+        depth = pool.shape[1] if k is None else min(k, pool.shape[1])
+        ideal = pool[:, :depth] @ _disc(depth)
+        return np.divide(dcg, ideal, out=np.zeros(rows), where=ideal > 0)
+    big_r: FloatArray = sum(fixed.values()) + win.sum(axis=1) + tail.sum(axis=1)
+    cum = np.cumsum(at, axis=1)
+    if m.family == "AP":
+        num = (at * cum / np.arange(1, len(docs) + 1)).sum(axis=1)
+        return np.asarray(np.divide(num, big_r, out=np.zeros(rows), where=big_r > 0), dtype=np.float64)
+    cum = np.hstack([np.zeros((rows, 1)), cum])  # Rprec: relevant in the top R
+    inside = cum[np.arange(rows), np.minimum(big_r, len(docs)).astype(np.int64)]
+    return np.asarray(np.divide(inside, big_r, out=np.zeros(rows), where=big_r > 0), dtype=np.float64)
+
+
+def _outer_run(
+    m: Measure, docs: Sequence[str], labels: Mapping[str, int], every: int, scale: Scale, values: Sequence[float]
+) -> tuple[float, float]:
+    """A sound interval for one run over every labeling of the `every` unlabeled documents of
+    the union: numerator and normaliser bounded apart (both only grow with a grade)."""
+    docs = _window(m, docs)
+    t = m.threshold(scale.threshold)
+    if m.family == "nDCG":
+        k = m.cutoff
+        disc = _disc(len(docs))
+        gains = [_gain(m, labels[d]) if d in labels else 0.0 for d in docs]
+        dcg = float(np.dot(gains, disc)) if docs else 0.0
+        open_disc = float(sum(disc[p] for p, d in enumerate(docs) if d not in labels))
+        known = sorted((_gain(m, g) for g in labels.values() if _gain(m, g) > 0), reverse=True)
+        top = max(values)
+        positive = [v for v in values if v > 0]
+
+        def ideal(gs: list[float]) -> float:
+            gs = sorted(gs, reverse=True)[: (k if k is not None else len(gs))]
+            return float(np.dot(gs, _disc(len(gs)))) if gs else 0.0
+
+        i_lo, i_hi = ideal(known), ideal(known + ([top] * every if top > 0 else []))
+        if i_hi <= 0:
+            return 0.0, 0.0
+        i_pos = i_lo if i_lo > 0 else min(positive)
+        d_lo, d_hi = dcg + min(values) * open_disc, dcg + top * open_disc
+        high = min(1.0, d_hi / i_pos) if d_hi > 0 else d_hi / i_hi
+        low = d_lo / i_pos if d_lo < 0 else d_lo / i_hi
+        return (min(low, 0.0), max(high, 0.0)) if i_lo == 0 else (low, high)
+    big_r = sum(g >= t for g in labels.values())
+    can = len(values) > 1
+    if m.family == "AP":
+        num = 0.0
+        most, hits, hits_most = 0.0, 0, 0
+        for p, d in enumerate(docs, 1):
+            lab = d in labels and labels[d] >= t
+            if lab:
+                hits += 1
+                num += hits / p
+            if lab or (can and d not in labels):
+                hits_most += 1
+                most += hits_most / p
+        low = num / (big_r + every) if big_r + every > 0 else 0.0
+        return low, (min(1.0, most / max(big_r, 1)) if most > 0 else 0.0)
+    rel_top = sum(d in labels and labels[d] >= t for d in docs[:big_r])
+    reach = big_r + (every if can else 0)
+    could = sum((d in labels and labels[d] >= t) or (can and d not in labels) for d in docs[:reach])
+    low = rel_top / reach if reach > 0 else 0.0
+    return low, (min(1.0, could / max(big_r, 1)) if could > 0 else 0.0)
+
+
+def enumerated_deltas(m: Measure, case: QueryCase, scale: Scale, lab: Labelings) -> FloatArray:
+    """M_B - M_A under every labeling of `lab`."""
+    values = states(m, scale)
+    return run_values(m, case.run_b, case.labels, scale, lab, values) - run_values(
+        m, case.run_a, case.labels, scale, lab, values
+    )
+
+
+def _enumerated(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
+    values = states(m, scale)
+    lab = labelings(m, case, len(values))
+    if lab is not None:
+        deltas = enumerated_deltas(m, case, scale, lab)
+        return _range(case, float(deltas[0]), float(deltas.min()), float(deltas.max()), {*lab.window, *lab.tail})
+    none = Labelings([], [], np.zeros((1, 0), np.int64), np.zeros((1, 0), np.int64))
+    now = float(
+        run_values(m, case.run_b, case.labels, scale, none, values)[0]
+        - run_values(m, case.run_a, case.labels, scale, none, values)[0]
+    )
+    every = list(dict.fromkeys(_unlabeled([*case.run_a, *case.run_b], case.labels)))
+    a_lo, a_hi = _outer_run(m, case.run_a, case.labels, len(every), scale, values)
+    b_lo, b_hi = _outer_run(m, case.run_b, case.labels, len(every), scale, values)
+    found = _range(case, now, min(now, b_lo - a_hi), max(now, b_hi - a_lo), set(every))
+    return QueryRange(found.query_id, now, found.low, found.high, False, found.open_docs)
+
+
+def query_range(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
+    """The delta M_B - M_A of one query: now and over every labeling of its unlabeled documents."""
+    return _closed(m, case, scale) if m.family in CLOSED_FORM else _enumerated(m, case, scale)
+
+
+# -- the verdicts -------------------------------------------------------------------------------
+
+
+TIE = 1e-12
+"""Means this close to 0 are 0 (float sums of equal values may differ in the last bits)."""
+
+
+def sign_verdict(low: float, high: float) -> SignVerdict:
+    """B>A iff every labeling gives a positive mean delta, A>B iff every one a negative one, a
+    tie iff every one gives 0 (within `TIE`); else open."""
+    if low > TIE:
+        return "settled B>A"
+    if high < -TIE:
+        return "settled A>B"
+    if abs(low) <= TIE and abs(high) <= TIE:
+        return "settled tie"
+    return "open"
+
+
+def sd_range(lows: FloatArray, highs: FloatArray) -> tuple[float, float]:
+    """Bounds on the sample SD (ddof 1) over the box [lows, highs] (see the module docstring)."""
+    n = len(lows)
+    if n < 2:
+        return 0.0, 0.0
+    c = float((lows + highs).mean() / 2)
+    upper = float(np.maximum((lows - c) ** 2, (highs - c) ** 2).sum())
+    points = np.sort(np.concatenate([lows, highs]))
+    best = math.inf
+    for c in _stationary(lows, highs, points):
+        best = min(best, float((np.maximum(lows - c, 0) ** 2 + np.maximum(c - highs, 0) ** 2).sum()))
+    slack = 1e-12 * (1.0 + float(np.abs(points).max(initial=0.0))) ** 2 * n
+    return math.sqrt(max(best - slack, 0.0) / (n - 1)), math.sqrt((upper + slack) / (n - 1))
+
+
+def _stationary(lows: FloatArray, highs: FloatArray, points: FloatArray) -> FloatArray:
+    """The candidate minimisers of f(c) = sum (l - c)+^2 + (c - h)+^2: on each segment between
+    breakpoints the root of f' = 2 (n_h c - sum_{h < c} h) - 2 (sum_{l > c} l - n_l c), clamped to
+    it, and the breakpoints themselves."""
+    lo_sorted, hi_sorted = np.sort(lows), np.sort(highs)
+    mids = (points[:-1] + points[1:]) / 2
+    n_h = np.searchsorted(hi_sorted, mids, side="left")  # highs below c
+    n_l = len(lows) - np.searchsorted(lo_sorted, mids, side="right")  # lows above c
+    h_cum = np.concatenate([[0.0], np.cumsum(hi_sorted)])
+    l_cum = np.concatenate([[0.0], np.cumsum(lo_sorted[::-1])])
+    total = n_h + n_l
+    root = np.divide(h_cum[n_h] + l_cum[n_l], total, out=mids.copy(), where=total > 0)
+    return np.concatenate([np.clip(root, points[:-1], points[1:]), points])
+
+
+def critical(n: int, alpha: float = ALPHA) -> float:
+    from .power import t_quantile
+
+    return t_quantile(alpha / 2, n - 1)
+
+
+def significance_verdict(lows: FloatArray, highs: FloatArray, alpha: float = ALPHA) -> SignificanceVerdict:
+    """Whether the two-sided paired t-test's verdict holds at every point of the box. A point
+    whose deltas are all equal has SD 0: significant when they are not 0."""
+    n = len(lows)
+    if n < 2:
+        return "no test"
+    c = critical(n, alpha)
+    mean_lo, mean_hi = float(lows.mean()), float(highs.mean())
+    sd_lo, sd_hi = sd_range(lows, highs)
+    root = math.sqrt(n)
+    one_side = min(mean_lo, mean_hi) > TIE or max(mean_lo, mean_hi) < -TIE
+    near = min(abs(mean_lo), abs(mean_hi)) if one_side else 0.0
+    far = max(abs(mean_lo), abs(mean_hi))
+    if near > 0 and (sd_hi == 0 or near * root / sd_hi > c):
+        return "settled significant"
+    zero = far <= TIE and bool(np.all(np.abs(lows) <= TIE)) and bool(np.all(np.abs(highs) <= TIE))
+    if zero or (sd_lo > 0 and far * root / sd_lo <= c):
+        return "settled not significant"
+    return "open"
+
+
+def t_now(deltas: FloatArray) -> float | None:
+    """The t statistic of the deltas (None: fewer than 2 queries, or no spread)."""
+    if len(deltas) < 2:
+        return None
+    sd = float(deltas.std(ddof=1))
+    return float(deltas.mean()) * math.sqrt(len(deltas)) / sd if sd > 0 else None
+
+
+def summarize(metric: str, ranges: Sequence[QueryRange], alpha: float = ALPHA) -> DeltaRange:
+    """The mean delta over the queries and its verdicts (no query: a settled tie at 0)."""
+    if not ranges:
+        return DeltaRange(metric, 0.0, 0.0, 0.0, [], "settled tie", "no test")
+    lows = np.array([q.low for q in ranges])
+    highs = np.array([q.high for q in ranges])
+    low, high = float(lows.mean()), float(highs.mean())
+    return DeltaRange(
+        metric,
+        float(np.mean([q.now for q in ranges])),
+        low,
+        high,
+        list(ranges),
+        sign_verdict(low, high),
+        significance_verdict(lows, highs, alpha),
+    )
+
+
+def delta_range(m: Measure, cases: Sequence[QueryCase], scale: Scale) -> DeltaRange:
+    """`query_range` of every query, summarized (`summarize`)."""
+    refuse_unsupported(m, scale)
+    return summarize(m.name, [query_range(m, c, scale) for c in cases])
