@@ -216,7 +216,7 @@ def test_many_unlabeled_documents_fall_back_to_a_sound_outer_interval() -> None:
     rng = random.Random(3)
     docs = [f"d{i}" for i in range(14)]
     case = QueryCase("q", docs[:7], docs[7:], {})
-    assert labelings_count(7 + 7 - 6, 0, 4) > LABELINGS_LIMIT
+    assert labelings_count(14, 4) > LABELINGS_LIMIT
     r = query_range(parse_measure("nDCG@7"), case, Scale(3))
     assert not r.exact and r.low <= -1 + 1e-9 and r.high >= 1 - 1e-9
     # random labelings stay inside it
@@ -265,3 +265,29 @@ def test_the_outer_interval_contains_every_labeling(max_grade: int, monkeypatch:
             assert got.low <= deltas.min() + 1e-9 and got.high >= deltas.max() - 1e-9, (m, case)
             assert got.low <= got.now <= got.high
     assert outer > 20
+
+
+@pytest.mark.parametrize("m", ["P@3", "R@3", "RR", "nDCG@3", "AP@3", "Rprec"])
+def test_the_expected_narrowing_is_the_width_less_the_expected_width_once_labeled(m: str) -> None:
+    from qrelkit.scoring.impact import grade_prior
+    from qrelkit.scoring.settle_order import expected_narrowing, state_grades, state_prior
+
+    rng = random.Random(9)
+    scale = Scale(3, 2)
+    measure = parse_measure(m)
+    prior = grade_prior([0, 0, 1, 3], 3)
+    for i in range(30):
+        case = _case(rng, f"q{i}", 3)
+        got = expected_narrowing(measure, case, scale, prior)
+        now = query_range(measure, case, scale)
+        assert set(got) == set(now.open_docs)
+        p, grades = state_prior(measure, scale, prior), state_grades(measure, scale)
+        for d, v in got.items():
+            expected = sum(
+                ps
+                * query_range(
+                    measure, QueryCase(case.query_id, case.run_a, case.run_b, {**case.labels, d: g[0]}), scale
+                ).width
+                for ps, g in zip(p, grades, strict=True)
+            )
+            assert v == pytest.approx(now.width - expected, abs=1e-9) and v >= 0

@@ -20,6 +20,7 @@ the terminal UI's, found through the `qrelkit.commands` entry point. `qrelkit --
     hub.py       export hub, import hub: Hugging Face dataset folders (added to those two groups)
     score.py     score
     compare.py   compare (two runs or a leaderboard), sensitivity
+    settled.py   settled: can any labeling still change B - A
     reports.py   reports list / show (kept with --save)
     versions.py  freeze, verify, diff, schemas
     demo.py      demo

@@ -190,11 +190,30 @@ def compare(
         c = outcome.comparison
         emit(lambda width, color: render(c, fmt, width, color), out_path)
         _say_mismatches(outcome.mismatches, c.queries)
+        _say_settled(ctx, inputs, opts, list(c.metrics) if fmt == "table" else [])
         if save:
             from .reports import save_and_say
 
             save_and_say(open_store(ctx), [c])
     _fail_gates(ctx, outcome.failures)
+
+
+def _say_settled(
+    ctx: click.Context, inputs: tuple[Path, ...], opts: workflow.CompareOptions, metrics: list[str]
+) -> None:
+    """Two run files: one `settled:` line per measure the stopping rule covers (`qrelkit settled`)."""
+    from ..formats.runs import is_report
+    from ..workflows import settling
+
+    if not metrics or len(inputs) != 2 or any(is_report(p) for p in inputs) or opts.allow_mismatch or opts.profile:
+        return
+    report = settling.settled(
+        inputs, metrics, store_opener(ctx), golden=opts.golden, qrels=opts.qrels, verify=opts.verify,
+        max_grade=opts.max_grade, relevance_level=opts.relevance_level, run_format=opts.run_format,
+        keep_unlabeled=opts.keep_unlabeled, estimate=False, covered_only=True,
+    )  # fmt: skip
+    for row in report.rows:
+        err.print(Text.assemble(("settled:", "bold"), " ", data(settling.settled_line(row))))
 
 
 def _say_mismatches(mismatches: list[str], queries: int) -> None:

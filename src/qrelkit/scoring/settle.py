@@ -29,9 +29,10 @@ threshold; when no grade of the scale reaches t no unlabeled document can matter
   or e = all when N < 0 (N = 0 gives 0 whatever e); the minimum mirrors it. Exact.
 * nDCG(@k), AP(@k), Rprec: the normaliser (ideal DCG, R) depends on the labeling, so the
   labelings are enumerated: every grade (nDCG: every distinct gain; AP, Rprec: relevant or not) of
-  each unlabeled document in either top k (the whole run without a cutoff), and every multiset of
-  grades of the ones only below k (they only move the normaliser, through their counts), while
-  that makes at most `LABELINGS_LIMIT` labelings. Past that, a sound outer interval: A's lowest
+  each unlabeled document in either top k (the whole run without a cutoff), while there are at
+  most `LABELINGS_LIMIT` of those, each with the three labelings of the documents only below k
+  that reach the extremes (`Labelings`: they move only the shared normaliser). Past that, a sound
+  outer interval: A's lowest
   value minus B's highest and the reverse, each run's over every labeling of the union
   (`_outer_run`: numerator and normaliser bounded apart), flagged `exact=False` per query.
 
@@ -271,16 +272,21 @@ def _range(case: QueryCase, now: float, low: float, high: float, docs: set[str] 
 
 @dataclass(frozen=True)
 class Labelings:
-    """Every labeling of one query's unlabeled documents: `window` (each its own column of state
-    indices in `each`) and `tail` (below k in both runs: each row of `tail_states` a multiset of
-    state indices, sorted)."""
+    """The labelings of one query's unlabeled documents that reach the extremes of the delta:
+    every state of each `window` document (one column of state indices in `each` per document),
+    times the three labelings of the `tail` (`tail_kind`: 0 all not relevant / gain 0, 1 all the
+    top state, 2 one at the smallest positive gain and the rest 0). The tail is below k in both
+    runs: it moves only the normaliser (the ideal DCG, R), which both runs share, so for a fixed
+    window labeling delta = N / I with N fixed and I nondecreasing in every tail grade; N / I is
+    extreme at the largest I (all top), the smallest I (all 0) or the smallest positive I (one
+    document at the smallest positive gain, at rank 1 of the ideal: I >= that gain whenever I > 0)."""
 
     window: list[str]
     tail: list[str]
     each: npt.NDArray[np.int64]
     """[L, len(window)] state indices."""
-    tail_states: npt.NDArray[np.int64]
-    """[L, len(tail)] state indices."""
+    tail_kind: npt.NDArray[np.int64]
+    """[L] the tail labeling of each row (see above)."""
 
 
 @cache
@@ -289,32 +295,36 @@ def _grid(n: int, s: int) -> npt.NDArray[np.int64]:
     return np.array(rows, dtype=np.int64).reshape(len(rows), n)
 
 
-@cache
-def _multisets(n: int, s: int) -> npt.NDArray[np.int64]:
-    rows = list(itertools.combinations_with_replacement(range(s), n))
-    return np.array(rows, dtype=np.int64).reshape(len(rows), n)
-
-
-def labelings_count(n_window: int, n_tail: int, n_states: int) -> int:
-    """How many labelings the enumeration tries: states^window x multisets of the tail."""
-    return int(n_states**n_window) * math.comb(n_tail + n_states - 1, n_states - 1)
+def labelings_count(n_window: int, n_states: int) -> int:
+    """How many window labelings the enumeration tries: states^window."""
+    return int(n_states**n_window)
 
 
 def labelings(m: Measure, case: QueryCase, n_states: int) -> Labelings | None:
     """The labelings of the query's unlabeled documents that the measure reads, or None past
-    `LABELINGS_LIMIT`."""
+    `LABELINGS_LIMIT` window labelings."""
     wa, wb = _window(m, case.run_a), _window(m, case.run_b)
     window = list(dict.fromkeys(_unlabeled([*wa, *wb], case.labels)))
     seen = set(window)
     tail = [d for d in dict.fromkeys(_unlabeled([*case.run_a, *case.run_b], case.labels)) if d not in seen]
     if n_states == 1:
         window, tail = [], []
-    if labelings_count(len(window), len(tail), n_states) > LABELINGS_LIMIT:
+    if labelings_count(len(window), n_states) > LABELINGS_LIMIT:
         return None
-    grid, multi = _grid(len(window), n_states), _multisets(len(tail), n_states)
-    each = np.repeat(grid, len(multi), axis=0)
-    tails = np.tile(multi, (len(grid), 1))
-    return Labelings(window, tail, each, tails)
+    grid = _grid(len(window), n_states)
+    kinds = np.array([0, 1, 2] if tail else [0], dtype=np.int64)
+    return Labelings(window, tail, np.repeat(grid, len(kinds), axis=0), np.tile(kinds, len(grid)))
+
+
+def _tail_values(lab: Labelings, state: FloatArray, width: int) -> FloatArray:
+    """[L, width] the tail's values under each row's tail labeling (`width` of its documents)."""
+    out = np.zeros((len(lab.tail_kind), width))
+    if width == 0:
+        return out
+    positive = state[state > 0]
+    out[lab.tail_kind == 1] = state.max()
+    out[lab.tail_kind == 2, 0] = positive.min() if len(positive) else 0.0
+    return out
 
 
 def run_values(
@@ -323,7 +333,6 @@ def run_values(
     """The measure of one run under every labeling (a row each)."""
     state = np.asarray(values, dtype=np.float64)
     win = state[lab.each]  # [L, W]
-    tail = state[lab.tail_states]
     rows = len(lab.each)
     docs = _window(m, docs)
     column = {d: i for i, d in enumerate(lab.window)}
@@ -342,12 +351,14 @@ def run_values(
         k = m.cutoff
         dcg = at @ _disc(len(docs))
         known = np.array(sorted((g for g in fixed.values() if g > 0), reverse=True)[:k], dtype=np.float64)
+        tail = _tail_values(lab, state, len(lab.tail) if k is None else min(k, len(lab.tail)))
         pool = np.hstack([np.broadcast_to(known, (rows, len(known))), win, tail])
         pool = -np.sort(-np.maximum(pool, 0.0), axis=1)
         depth = pool.shape[1] if k is None else min(k, pool.shape[1])
         ideal = pool[:, :depth] @ _disc(depth)
         return np.divide(dcg, ideal, out=np.zeros(rows), where=ideal > 0)
-    big_r: FloatArray = sum(fixed.values()) + win.sum(axis=1) + tail.sum(axis=1)
+    tail_r = np.where(lab.tail_kind == 1, len(lab.tail), np.where(lab.tail_kind == 2, 1, 0)) * (len(state) > 1)
+    big_r: FloatArray = sum(fixed.values()) + win.sum(axis=1) + tail_r
     cum = np.cumsum(at, axis=1)
     if m.family == "AP":
         num = (at * cum / np.arange(1, len(docs) + 1)).sum(axis=1)
@@ -422,7 +433,7 @@ def _enumerated(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
     if lab is not None:
         deltas = enumerated_deltas(m, case, scale, lab)
         return _range(case, float(deltas[0]), float(deltas.min()), float(deltas.max()), {*lab.window, *lab.tail})
-    none = Labelings([], [], np.zeros((1, 0), np.int64), np.zeros((1, 0), np.int64))
+    none = Labelings([], [], np.zeros((1, 0), np.int64), np.zeros(1, np.int64))
     now = float(
         run_values(m, case.run_b, case.labels, scale, none, values)[0]
         - run_values(m, case.run_a, case.labels, scale, none, values)[0]

@@ -4,6 +4,7 @@
     sources     what a score is computed against (store, version, qrels file); measures and strata
     scoring     score run files (each read once) into fingerprinted reports
     compare     pair two runs or reports; comparability; CI gates
+    settling    `qrelkit settled`: can a labeling still change B - A; judgments until it cannot
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
@@ -85,6 +86,7 @@ MODULES = (
     "saved",
     "scoring",
     "serving",
+    "settling",
     "setup",
     "sources",
     "versions",
