@@ -53,7 +53,7 @@ def test_every_queue_order_has_one_declaration_with_a_source() -> None:
         assert spec.name == name and spec.summary
         assert spec.source or name == "random"
         assert spec.needs <= {"runs", "labels", "impacts", "comparisons", "machine"}
-    assert {n for n, s in ORDERS.items() if s.adaptive} == {"impact", "mtf", "bandit", "disagreement"}
+    assert {n for n, s in ORDERS.items() if s.adaptive} == {"impact", "mtf", "bandit", "disagreement", "settle"}
 
 
 def test_the_docs_list_every_order() -> None:
@@ -182,7 +182,9 @@ def test_ties_go_in_depth_order_and_run_ties_follow_the_seed() -> None:
     }
 
 
-SCORED_ORDERS = tuple(o for o in QUEUE_ORDERS if o != "disagreement")
+SCORED_ORDERS = tuple(o for o in QUEUE_ORDERS if o not in ("disagreement", "settle"))
+"""The orders the replay simulation scores (disagreement needs machine labels, settle named
+comparisons: `test_settle_order.py`)."""
 """The orders `order_entries` computes by itself (`disagreement` reads the store's machine labels:
 `workflows.queue` computes it, tests/test_disagreement_order.py tests it)."""
 
@@ -219,7 +221,7 @@ def test_a_single_run_is_judged_down_its_ranking(order: str) -> None:
 
 def test_an_unknown_order_is_refused() -> None:
     with pytest.raises(ScoringError, match="unknown queue order"):
-        order_entries(OrderInput([]), "settle")
+        order_entries(OrderInput([]), "nosuch")
 
 
 def _pooled_store(run_cli: Cli) -> None:
@@ -234,7 +236,7 @@ def _pooled_store(run_cli: Cli) -> None:
         run_cli("pool", str(run_cli.write(f"{name}.run", run)), "--depth", "5")
 
 
-@pytest.mark.parametrize("order", QUEUE_ORDERS)
+@pytest.mark.parametrize("order", [o for o in QUEUE_ORDERS if o != "settle"])  # settle: test_settle_order.py
 def test_queue_judging_screen_and_queue_process_agree(run_cli: Cli, order: QueueOrder) -> None:
     _pooled_store(run_cli)
     cli_rows = json.loads(

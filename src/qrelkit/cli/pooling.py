@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import UsageError
 from ..formats.trec import RunFormat
-from ..models import QUEUE_ORDERS, TILES, QueueOrder
+from ..models import HEADLINE, QUEUE_ORDERS, TILES, QueueItem, QueueOrder
 from ..render.styles import data
 from ..render.tables import queue_table
 from ..scoring.orders import orders_help
 from ..workflows import assessors, disagreement_order, judging, pooling, setup
 from ..workflows import queue as judging_queue
+
+if TYPE_CHECKING:
+    from ..storage import Store
+
 from ._common import err, format_option, open_store, run_format_option, say, seed_option, show, stratum_option
 
 
@@ -57,8 +62,14 @@ QUEUE_HELP = f"""List the unlabeled pooled pairs in judging order: the pairs ass
 
 {orders_help()}
 
-The adaptive orders (impact, mtf, bandit) are computed from the labels as they stand and re-order as
-labels arrive; --seed breaks ties between runs (and seeds random).
+The adaptive orders (impact, mtf, bandit, settle) are computed from the labels as they stand and
+re-order as labels arrive; --seed breaks ties between runs (and seeds random).
+
+settle reads the runs named by --for A.run,B.run (repeatable: each a comparison, A the baseline),
+read whole as `score` reads them, and --metric (default {HEADLINE}). --until settled (with --for,
+under any order) lists only the pairs it takes, in that order, until every named comparison would
+be settled in sign and t-test verdict (`qrelkit settled`) with each pair judged at the grade
+nearest the mean of the current labels' grade prior: an estimate, said on standard error.
 
 TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
 """
@@ -75,6 +86,16 @@ TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
     help="Whose queue: their own assignments come first, as `qrelkit judge` shows them "
     "[default: $QRELKIT_ASSESSOR, else the login name].",
 )
+@click.option(
+    "for_runs",
+    "--for",
+    multiple=True,
+    metavar="A.run,B.run",
+    help="A comparison to settle (repeatable).",
+)
+@click.option("--metric", help=f"The measure the settle order settles [default: {HEADLINE}].")
+@click.option("--until", type=click.Choice(["settled"]), help="Stop once every --for comparison would be settled.")
+@run_format_option
 @format_option("table", "tsv", "json")
 @click.pass_context
 def queue(
@@ -85,14 +106,25 @@ def queue(
     seed: int,
     metrics: str | None,
     assessor: str | None,
+    for_runs: tuple[str, ...],
+    metric: str | None,
+    until: str | None,
+    run_format: RunFormat,
     fmt: str,
 ) -> None:
     store = open_store(ctx)
     setup.check_stratum(store, stratum)
     who = judging.assessor_or_current(assessor)
-    items = judging_queue.ordered_queue(store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who)
+    comparisons = judging_queue.Comparisons(_for_pairs(for_runs), metric, run_format) if for_runs else None
+    if until and comparisons is None:
+        raise UsageError("--until settled needs the comparisons to settle", "give --for A.run,B.run")
+    items = judging_queue.ordered_queue(
+        store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who, comparisons=comparisons
+    )
     if order == "disagreement" and (note := disagreement_order.fallback_note(store, items)):
         err.print(note)
+    if until and comparisons is not None:
+        items = _until_settled(store, items, comparisons)
     if limit is not None:
         items = items[:limit]
     if fmt == "tsv":
@@ -103,6 +135,29 @@ def queue(
         show(queue_table(items, order))
         if not items:
             err.print("the queue is empty: every pooled pair is labeled (pool more with `qrelkit pool`)")
+
+
+def _until_settled(store: Store, items: list[QueueItem], comparisons: judging_queue.Comparisons) -> list[QueueItem]:
+    """`--until settled`: the first pairs that settle every comparison (an estimate, said on stderr)."""
+    needed = judging_queue.until_settled(store, items, comparisons)
+    if needed == 0:
+        err.print("already settled")
+    elif needed is None:
+        err.print(f"not settled within the {len(items)} pairs of the queue (estimate): pool the runs deeper")
+    else:
+        err.print(f"{needed} pairs until settled (estimate)")
+    return items[: needed if needed is not None else len(items)]
+
+
+def _for_pairs(given: tuple[str, ...]) -> list[tuple[Path, Path]]:
+    """Each --for A.run,B.run as two paths."""
+    pairs = []
+    for text in given:
+        parts = text.split(",")
+        if len(parts) != 2 or not all(p.strip() for p in parts):
+            raise UsageError(f"--for {text!r} names {len(parts)} runs", "give two runs: --for A.run,B.run")
+        pairs.append((Path(parts[0].strip()), Path(parts[1].strip())))
+    return pairs
 
 
 @click.command()

@@ -102,7 +102,7 @@ numpy's and Python's generators take as one 32-bit word (numpy refuses a negativ
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
-QueueOrder = Literal["impact", "depth", "random", "mtf", "bandit", "rbp", "disagreement"]
+QueueOrder = Literal["impact", "depth", "random", "mtf", "bandit", "rbp", "disagreement", "settle"]
 """Orders of the judging queue (`qrelkit queue --order`, `qrelkit judge --order`); each is declared,
 with its source, in `scoring.orders.ORDERS` (`disagreement`, which reads the machine assessors'
 labels, is computed by `workflows.disagreement_order`)."""

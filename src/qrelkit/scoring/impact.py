@@ -30,16 +30,9 @@ from .arrays import ABSENT, UNLABELED, Ranked, RunLists
 from .kernels import compute
 from .measures import Measure
 from .names import parse_measures
+from .settle import grade_prior
 
 FloatArray = npt.NDArray[np.float64]
-
-
-def grade_prior(grades: Sequence[int], max_grade: int) -> FloatArray:
-    """P(grade) from the current labels, add-one smoothed (uniform when there are none)."""
-    counts = np.ones(max_grade + 1, dtype=np.float64)
-    if grades:
-        counts += np.bincount(np.clip(np.asarray(grades, dtype=np.int64), 0, max_grade), minlength=max_grade + 1)
-    return np.asarray(counts / counts.sum(), dtype=np.float64)
 
 
 def query_weights(strata: Mapping[str, str], weights: Mapping[str, float]) -> dict[str, float]:

@@ -47,6 +47,9 @@ class OrderInput:
     impacts: Sequence[float] | None = None
     comparisons: Sequence[tuple[str, str]] = ()
     metric: str | None = None
+    max_grade: int | None = None
+    """The scale's top grade (the `settle` order; default: the highest label, at least the
+    relevance threshold)."""
 
 
 Ranking = tuple[list[int], list[float]]
@@ -230,6 +233,25 @@ def _rbp(x: OrderInput) -> Ranking:
     return _finish(x, {i: (-w,) for i, w in weight.items()}, weight)
 
 
+def _settle(x: OrderInput) -> Ranking:
+    """The expected narrowing of the named comparisons' delta intervals (`settle_order`); the
+    pairs that narrow none come after, in depth order."""
+    from .settle_order import input_matchups, priorities
+
+    if not x.entries:
+        return [], []
+    if not x.comparisons:
+        raise ScoringError("the settle order needs the comparisons it settles", "name them: --for A.run,B.run")
+    m, matchups, scale, prior = input_matchups(
+        x.runs, x.labels, x.comparisons, x.metric, x.relevance_threshold, x.max_grade
+    )
+    weight = priorities(m, matchups, scale, prior)
+    keyed: dict[int, tuple[float, ...]] = {
+        i: (-weight[p],) for i, e in enumerate(x.entries) if weight.get(p := (e.query_id, e.doc_id), 0.0) > 0
+    }
+    return _finish(x, keyed, {i: -k[0] for i, k in keyed.items()})
+
+
 def _machine(x: OrderInput) -> Ranking:
     del x
     raise ScoringError(
@@ -296,6 +318,17 @@ ORDERS: dict[str, OrderSpec] = {
             frozenset({"impacts", "machine"}),
             True,
             _machine,
+        ),
+        OrderSpec(
+            "settle",
+            "pairs that narrow the named comparisons' delta intervals (--for A.run,B.run, --metric) the "
+            "most first: per comparison, the query's delta range width less its expected width once the "
+            "pair is labeled (the grade prior of the current labels), over the comparison's queries, summed "
+            "over the comparisons not yet settled; the rest in depth order",
+            "qrelkit",
+            frozenset({"runs", "labels", "comparisons"}),
+            True,
+            _settle,
         ),
     )
 }

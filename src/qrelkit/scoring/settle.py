@@ -197,6 +197,15 @@ def state_grades(m: Measure, scale: Scale) -> list[list[int]]:
     return out
 
 
+def grade_prior(grades: Sequence[int], max_grade: int) -> FloatArray:
+    """P(grade) from the current labels, add-one smoothed (uniform when there are none): the prior
+    of the `impact` order (which imports it from here) and of the `settle` order."""
+    counts = np.ones(max_grade + 1, dtype=np.float64)
+    if grades:
+        counts += np.bincount(np.clip(np.asarray(grades, dtype=np.int64), 0, max_grade), minlength=max_grade + 1)
+    return np.asarray(counts / counts.sum(), dtype=np.float64)
+
+
 def _disc(n: int) -> FloatArray:
     return np.asarray(1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64)), dtype=np.float64)
 

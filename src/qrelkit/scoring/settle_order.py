@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from .arrays import RunLists
 from .measures import Measure
 from .settle import (
     CLOSED_FORM,
@@ -200,3 +201,39 @@ def replay(
                     done[i] = step
     every = max((x for x in done if x is not None), default=0) if all(x is not None for x in done) else None
     return Replay(sign, done, every)
+
+
+def input_matchups(
+    runs: Sequence[RunLists],
+    labels: Mapping[str, Mapping[str, int]],
+    comparisons: Sequence[tuple[str, str]],
+    metric: str | None,
+    threshold: int,
+    max_grade: int | None,
+) -> tuple[Measure, list[Matchup], Scale, FloatArray]:
+    """What the settle order and its replay read from the queue's input: the measure (default the
+    headline), a `Matchup` per comparison over the queries with a label (as `score` evaluates
+    them; a query a run lacks scores 0), the scale and the grade prior of the labels."""
+    from ..errors import ScoringError
+    from ..models import HEADLINE
+    from .names import parse_measure
+    from .settle import grade_prior, refuse_unsupported
+
+    grades = [g for docs in labels.values() for g in docs.values()]
+    top = max_grade if max_grade is not None else max([threshold, 1, *grades])
+    scale = Scale(top, threshold)
+    m = parse_measure(metric or HEADLINE)
+    refuse_unsupported(m, scale)
+    by_name = {r.name: r.ranked for r in runs}
+    queries = sorted(q for q, docs in labels.items() if docs)
+    out = []
+    for a, b in comparisons:
+        missing = [n for n in (a, b) if n not in by_name]
+        if missing:
+            raise ScoringError(f"the settle order has no run named {missing[0]!r}", "give the runs with --for")
+        cases = [
+            QueryCase(q, by_name[a].get(q, ()), by_name[b].get(q, ()), {d: g for d, g in labels[q].items() if g >= 0})
+            for q in queries
+        ]
+        out.append(Matchup(a, b, cases))
+    return m, out, scale, grade_prior(grades, top)

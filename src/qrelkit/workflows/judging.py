@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import resolution
 from ..errors import NotAdjudicator, NothingToRetract, NotInGoldenSet, StoreBusy, StoreError, UsageError
@@ -54,7 +55,7 @@ from .pairs import (
     own_vote,
     states,
 )
-from .queue import ordered_queue
+from .queue import Comparisons, ordered_queue
 from .queue_process import QueueProcess
 
 
@@ -92,6 +93,7 @@ class JudgingSession(Leasing, DuplicateVotes):
     order: QueueOrder = "impact"
     """The judging queue's order (`qrelkit queue --order`): documents and next queries follow it."""
     seed: int = 0
+    comparisons: Comparisons | None = None  # what the `settle` order settles (`judge --for`)
     role: Role = "adjudicator"
     """What the session may do: an `assessor` judges; an `adjudicator` also settles and clears
     pairs (`settle`, `clear`). `qrelkit serve` starts each session in its token's role."""
@@ -496,14 +498,16 @@ class JudgingSession(Leasing, DuplicateVotes):
         if store is None:
             reader = self.store.reader()
             try:
-                items = self._process.compute(
-                    reader, self.order, seed=self.seed, stratum=self.stratum, assessor=self.assessor
-                )
+                items = self._process.compute(reader, self.order, **self._queue_of)
                 return self._set_queue(items) if items is not None else self.refresh_queue(reader)
             finally:
                 if reader is not self.store:  # an in-memory store is its own reader
                     reader.close()
-        self._set_queue(ordered_queue(store, self.order, seed=self.seed, stratum=self.stratum, assessor=self.assessor))
+        self._set_queue(ordered_queue(store, self.order, **self._queue_of))
+
+    @property
+    def _queue_of(self) -> dict[str, Any]:
+        return {"seed": self.seed, "stratum": self.stratum, "assessor": self.assessor, "comparisons": self.comparisons}
 
     def _set_queue(self, items: list[QueueItem]) -> None:
         positions: dict[str, dict[str, int]] = {}

@@ -4,13 +4,38 @@ the judging screen (an assessor's own pending assignments first, then the queue'
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from ..models import TILES, QueueItem, QueueOrder
 from ..storage import LabelRow, Store
 
 if TYPE_CHECKING:
+    from ..formats.trec import RunFormat
     from ..scoring.arrays import RunLists
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """The run pairs a `settle` queue settles (`--for A.run,B.run`, repeatable) and its measure."""
+
+    pairs: Sequence[tuple[Path, Path]] = ()
+    metric: str | None = None
+    run_format: RunFormat = "auto"
+
+    def read(self) -> tuple[list[RunLists], list[tuple[str, str]]]:
+        """The runs, each read whole as `score` reads it and named as `compare` names it, and the
+        pairs by those names."""
+        from ..scoring.arrays import RunLists
+        from .scoring import display_names
+        from .settling import read_ranked
+
+        paths = list(dict.fromkeys(p for pair in self.pairs for p in pair))
+        names = dict(zip(paths, display_names(paths), strict=True))
+        runs = [RunLists(names[p], read_ranked(p, self.run_format)) for p in paths]
+        return runs, [(names[a], names[b]) for a, b in self.pairs]
 
 
 def run_lists(store: Store) -> list[RunLists]:
@@ -65,13 +90,15 @@ def ordered_queue(
     stratum: str | None = None,
     metrics: str | Sequence[str] | None = None,
     assessor: str | None = None,
+    comparisons: Comparisons | None = None,
 ) -> list[QueueItem]:
     """The unlabeled pooled pairs (of one stratum, if given) in judging order (`scoring.orders`:
     each order says what it needs, the impacts, the pooled runs, the current labels, and gets
     it here); without pooled runs every impact is 0, so the impact order falls back to the depth
     order, and so do the orders that follow the runs. `disagreement`: where the machine assessors
     are unsure first (`disagreement_order`). With `assessor`, the pairs assigned to them that they
-    have not judged come first (in queue order where the queue has them), marked `assigned`."""
+    have not judged come first (in queue order where the queue has them), marked `assigned`.
+    `settle` needs `comparisons` (`--for`): the runs it reads are theirs, not the pooled ones."""
     from ..scoring.orders import ORDERS, OrderInput, order_entries
     from .sources import refuse_empty_metrics
 
@@ -82,6 +109,8 @@ def ordered_queue(
     if stratum is not None:
         entries = [e for e in entries if strata.get(e.query_id) == stratum]
     needs = ORDERS[order].needs if order in ORDERS else frozenset()
+    if "comparisons" in needs and (comparisons is None or not comparisons.pairs):
+        raise UsageError(f"the {order} order needs the comparisons it settles", "give --for A.run,B.run")
     labels = labels_by_query(work.labels) if needs & {"labels", "impacts"} else {}
     scores = None
     if "impacts" in needs:
@@ -91,13 +120,17 @@ def ordered_queue(
 
         items = disagreement_queue(store, entries, scores or [])
     else:
+        runs, pairs = comparisons.read() if comparisons is not None and "comparisons" in needs else ([], [])
         given = OrderInput(
             entries,
-            run_lists(store) if "runs" in needs else (),
+            runs or (run_lists(store) if "runs" in needs else ()),
             labels,
             seed=seed,
             relevance_threshold=store.settings.scale.relevance_threshold,
             impacts=scores,
+            comparisons=pairs,
+            metric=comparisons.metric if comparisons is not None else None,
+            max_grade=store.settings.scale.max_grade,
         )
         items = order_entries(given, order)
     mine = store.log.pending_assignments(assessor) if assessor is not None else []
@@ -109,3 +142,19 @@ def ordered_queue(
     first = sorted(mine, key=lambda p: (rank.get(p, len(rank)), p))
     assigned = [QueueItem(query_id=q, doc_id=d, priority=0.0, source="assigned") for q, d in first]
     return assigned + [i for i in items if (i.query_id, i.doc_id) not in own]
+
+
+def until_settled(store: Store, items: Sequence[QueueItem], comparisons: Comparisons) -> int | None:
+    """How many of `items` (in order) it takes until every comparison would be settled, each
+    judged at the grade nearest the prior's mean (`settle_order.replay`: an estimate); 0: already
+    settled; None: not within them."""
+    from ..scoring.settle_order import expected_grade, input_matchups, replay
+
+    runs, pairs = comparisons.read()
+    labels = labels_by_query(store.reads.open_work().labels)
+    scale = store.settings.scale
+    m, matchups, settle_scale, prior = input_matchups(
+        runs, labels, pairs, comparisons.metric, scale.relevance_threshold, scale.max_grade
+    )
+    pending = [(i.query_id, i.doc_id) for i in items]
+    return replay(m, matchups, settle_scale, pending, expected_grade(prior)).every

@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from ..models import QueueItem, QueueOrder
 from ..storage import Store
-from .queue import ordered_queue
+from .queue import Comparisons, ordered_queue
 
 PROCESS_ABOVE = 50_000
 """Stores whose log holds more events than this compute their queue in a process of its own."""
@@ -39,11 +39,18 @@ def _lower_priority() -> None:
         pass
 
 
-def queue_rows(path: str, order: QueueOrder, seed: int, stratum: str | None, assessor: str | None) -> list[Row]:
+def queue_rows(
+    path: str,
+    order: QueueOrder,
+    seed: int,
+    stratum: str | None,
+    assessor: str | None,
+    comparisons: Comparisons | None = None,
+) -> list[Row]:
     """The queue of the store at `path`, as plain tuples (what crosses the process boundary)."""
     store = Store.open(path, create=False)
     try:
-        items = ordered_queue(store, order, seed=seed, stratum=stratum, assessor=assessor)
+        items = ordered_queue(store, order, seed=seed, stratum=stratum, assessor=assessor, comparisons=comparisons)
     finally:
         store.close()
     return [(i.query_id, i.doc_id, i.priority, i.best_rank, i.source) for i in items]
@@ -78,7 +85,14 @@ class QueueProcess:
     closed: bool = False
 
     def compute(
-        self, store: Store, order: QueueOrder, *, seed: int, stratum: str | None, assessor: str | None
+        self,
+        store: Store,
+        order: QueueOrder,
+        *,
+        seed: int,
+        stratum: str | None,
+        assessor: str | None,
+        comparisons: Comparisons | None = None,
     ) -> list[QueueItem] | None:
         """The queue of `store`'s file computed in the process; None when the store is small or in
         memory, or the process failed (the caller computes it in its thread); empty once the
@@ -91,7 +105,7 @@ class QueueProcess:
         try:
             process = self._start()
             assert process.stdin is not None and process.stdout is not None  # both are pipes
-            pickle.dump((path, order, seed, stratum, assessor), process.stdin)
+            pickle.dump((path, order, seed, stratum, assessor, comparisons), process.stdin)
             process.stdin.flush()
             status, rows = pickle.load(process.stdout)
         except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # it could not start, or it died

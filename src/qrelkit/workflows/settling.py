@@ -108,7 +108,7 @@ def cases(
 
 def prior_of(labels: Mapping[str, Mapping[str, int]], max_grade: int) -> npt.NDArray[np.float64]:
     """The grade prior of the current labels (`impact.grade_prior`, as the impact order uses)."""
-    from ..scoring.impact import grade_prior
+    from ..scoring.settle import grade_prior
 
     return grade_prior([g for docs in labels.values() for g in docs.values()], max_grade)
 
