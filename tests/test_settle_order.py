@@ -148,3 +148,23 @@ def test_settle_without_for_is_one_line_exit_2(run_cli: Cli) -> None:
         assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     bad = run_cli("queue", "--order", "settle", "--for", "a.run", ok=False)
     assert bad.exit_code == 2 and "two runs" in bad.stderr
+
+
+def test_judge_takes_the_comparisons_and_refuses_settle_without_them(run_cli: Cli) -> None:
+    from qrelkit.errors import UsageError
+    from qrelkit.tui.command import make_app
+
+    a, b = _store(run_cli)
+    common = {"assessor": "ann", "stratum": None, "query_id": None, "seed": 0, "adjudicate": False}
+    with pytest.raises(UsageError, match="needs the comparisons"):
+        make_app(run_cli.db, order="settle", served=False, role=None, **common)
+    app = make_app(run_cli.db, order="settle", served=False, role=None, for_runs=(f"{a},{b}",), metric="P@2", **common)
+    try:
+        shown = [(i.query_id, i.doc_id) for i in app.session.queue()]
+    finally:
+        app.session.close()
+    rows = json.loads(
+        run_cli("queue", "--order", "settle", "--for", f"{a},{b}", "--metric", "P@2", "--assessor", "ann",
+                "--format", "json").stdout
+    )  # fmt: skip
+    assert shown == [(i["query_id"], i["doc_id"]) for i in rows]

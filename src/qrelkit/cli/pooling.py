@@ -115,7 +115,7 @@ def queue(
     store = open_store(ctx)
     setup.check_stratum(store, stratum)
     who = judging.assessor_or_current(assessor)
-    comparisons = judging_queue.Comparisons(_for_pairs(for_runs), metric, run_format) if for_runs else None
+    comparisons = judging_queue.Comparisons.parse(for_runs, metric, run_format)
     if until and comparisons is None:
         raise UsageError("--until settled needs the comparisons to settle", "give --for A.run,B.run")
     items = judging_queue.ordered_queue(
@@ -147,17 +147,6 @@ def _until_settled(store: Store, items: list[QueueItem], comparisons: judging_qu
     else:
         err.print(f"{needed} pairs until settled (estimate)")
     return items[: needed if needed is not None else len(items)]
-
-
-def _for_pairs(given: tuple[str, ...]) -> list[tuple[Path, Path]]:
-    """Each --for A.run,B.run as two paths."""
-    pairs = []
-    for text in given:
-        parts = text.split(",")
-        if len(parts) != 2 or not all(p.strip() for p in parts):
-            raise UsageError(f"--for {text!r} names {len(parts)} runs", "give two runs: --for A.run,B.run")
-        pairs.append((Path(parts[0].strip()), Path(parts[1].strip())))
-    return pairs
 
 
 @click.command()

@@ -17,7 +17,7 @@ from ..workflows import settling
 from ._common import emit, err, format_option, options, run_format_option, source_options, store_opener
 from .score import KEEP_UNLABELED_OPTION
 
-TABLE_WIDTH = 120
+TABLE_WIDTH = 128
 """The table's least width (a range and a verdict per row)."""
 
 HELP = f"""Whether any labeling of the unlabeled documents could still change B - A.
@@ -78,8 +78,8 @@ def settled(
     else:
         emit(lambda width, color: text(_table(report), width=max(width, TABLE_WIDTH), color=color), None)
         err.print(
-            f"to settle: an estimate (the settle order replayed, each pair judged {report.assumed_grade}, "
-            "the grade nearest the prior's mean)"
+            f"sign in, both in: judgments until the sign, and both verdicts, are settled: an estimate (the settle "
+            f"order replayed, each pair judged {report.assumed_grade}, the grade nearest the prior's mean)"
         )
 
 
@@ -104,14 +104,19 @@ def _table(report: settling.SettledReport) -> Table:
     from rich.text import Text
 
     title = Text.assemble(data(report.candidate), " - ", data(report.baseline), f" over {report.queries} queries")
-    table = Table("metric", "B - A now", "range", "sign", "t-test", "exact", "open pairs", "to settle", title=title)
+    table = Table(
+        "metric", "B - A now", "range", "sign", "t-test", "exact", "open pairs", "sign in", "both in", title=title
+    )
     for r in report.rows:
         table.add_row(
             data(r.metric), f"{r.now:+.4f}", f"[{r.low:+.4f}, {r.high:+.4f}]", r.sign, r.significance,
-            f"{r.exact_queries}/{r.queries}", str(r.open_pairs),
-            "0" if r.to_settle == 0 else (f"~{r.to_settle}" if r.to_settle is not None else "n/a"),
+            f"{r.exact_queries}/{r.queries}", str(r.open_pairs), _estimate(r.to_settle_sign), _estimate(r.to_settle),
         )  # fmt: skip
     return table
+
+
+def _estimate(n: int | None) -> str:
+    return "0" if n == 0 else (f"~{n}" if n is not None else "n/a")
 
 
 COMMANDS = [settled]

@@ -171,6 +171,7 @@ def refuse_unsupported(m: Measure, scale: Scale) -> None:
             raise ScoringError(f"{m.name}: a gain for grade 0 makes 'unlabeled' no labeling", "give grade 0 gain 0")
 
 
+@cache
 def _gain(m: Measure, grade: int) -> float:
     if m.gains is not None:
         return float(dict(m.gains).get(grade, float(grade)))
@@ -206,7 +207,9 @@ def grade_prior(grades: Sequence[int], max_grade: int) -> FloatArray:
     return np.asarray(counts / counts.sum(), dtype=np.float64)
 
 
+@cache
 def _disc(n: int) -> FloatArray:
+    """1 / log2(rank + 1) for ranks 1..n (shared: never written to)."""
     return np.asarray(1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64)), dtype=np.float64)
 
 
@@ -228,6 +231,15 @@ def _first_value(m: Measure, window: Sequence[str], relevant: set[str]) -> float
     return 0.0
 
 
+def _first_ranks(m: Measure, window: Sequence[str], docs: set[str]) -> dict[str, float]:
+    """The value one relevant document alone gives at its (first) rank of the window."""
+    out: dict[str, float] = {}
+    for rank, d in enumerate(window, 1):
+        if d in docs and d not in out:
+            out[d] = 1.0 if m.family == "Success" else 1.0 / rank
+    return out
+
+
 def _closed(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
     t = m.threshold(scale.threshold)
     rel = {d for d, g in case.labels.items() if g >= t}
@@ -241,11 +253,15 @@ def _closed(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
         return _range(case, now, now - len(only_a) / k, now + len(only_b) / k, only_a | only_b)
     if m.family == "R":
         return _recall(case, rel, wa, wb, ua, ub, can)
-    now = _first_value(m, wb, rel) - _first_value(m, wa, rel)
+    va, vb = _first_value(m, wa, rel), _first_value(m, wb, rel)
+    now = vb - va
     if not can:
         return _range(case, now, now, now, set())
-    high = max([now, *(_first_value(m, wb, rel | {d}) - _first_value(m, wa, rel | {d}) for d in ub)])
-    low = min([now, *(_first_value(m, wb, rel | {d}) - _first_value(m, wa, rel | {d}) for d in ua)])
+    # one more relevant document d: each run's value becomes the better of its own and d's rank's
+    at_a = _first_ranks(m, wa, ua)
+    at_b = _first_ranks(m, wb, ub)
+    high = max([now, *(max(vb, at_b[d]) - max(va, at_a.get(d, 0.0)) for d in ub)])
+    low = min([now, *(max(vb, at_b.get(d, 0.0)) - max(va, at_a[d]) for d in ua)])
     return _range(case, now, low, high, ua | ub)
 
 

@@ -24,6 +24,13 @@ BREAK_AFTER = click.option(
 )
 
 
+def SETTLE_OPTIONS(f: Any) -> Any:  # noqa: N802 - a decorator, named like the options above
+    """--for A.run,B.run (repeatable) and --metric: what the settle order settles."""
+    f = click.option("--metric", help="The measure the settle order settles [default: nDCG@10].")(f)
+    help = "A comparison to settle (repeatable)."
+    return click.option("for_runs", "--for", multiple=True, metavar="A.run,B.run", help=help)(f)
+
+
 @click.command()
 @click.option("--assessor", help="Who judges [default: $QRELKIT_ASSESSOR, else the login name].")
 @click.option("--stratum", help="Only queries of this stratum.")
@@ -42,6 +49,7 @@ BREAK_AFTER = click.option(
     show_default=True,
     help="Seed of the random order, and of the ties between runs (mtf, bandit).",
 )
+@SETTLE_OPTIONS
 @click.option("--adjudicate", is_flag=True, help="Settle the pairs whose assessors disagree (most urgent first).")
 @BREAK_AFTER
 @click.option("--served", is_flag=True, hidden=True, help="Started by `qrelkit serve`: end with the server.")
@@ -92,18 +100,25 @@ def make_app(
     served: bool,
     role: Role | None,
     break_after: str = "50m",
+    for_runs: tuple[str, ...] = (),
+    metric: str | None = None,
 ) -> JudgeApp:
     """The app `judge` runs, on a session opened in `role` (a served session without one is an
     assessor's: only a token's adjudicator role opens adjudication in a browser)."""
     from ..workflows.judging import open_session  # the store and textual load only for this command
     from ..workflows.pacing import parse_duration
+    from ..workflows.queue import Comparisons
     from .app import JudgeApp
 
     pause = parse_duration(break_after)
     given: Role = role or ("assessor" if served else "adjudicator")
     if adjudicate and given != "adjudicator":
         raise UsageError("--adjudicate needs the adjudicator role", "an assessor's session judges only")
+    comparisons = Comparisons.parse(for_runs, metric)
+    if order == "settle" and comparisons is None:
+        raise UsageError("the settle order needs the comparisons it settles", "give --for A.run,B.run")
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed, role=given)
+    session.comparisons = comparisons  # the settle order's runs (read when the queue is computed)
     return JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True, break_after=pause)
 
 

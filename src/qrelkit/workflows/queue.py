@@ -25,6 +25,17 @@ class Comparisons:
     metric: str | None = None
     run_format: RunFormat = "auto"
 
+    @classmethod
+    def parse(cls, given: Sequence[str], metric: str | None, run_format: RunFormat = "auto") -> Comparisons | None:
+        """Each `--for A.run,B.run` as a pair of paths (None when none is given)."""
+        pairs = []
+        for text in given:
+            parts = text.split(",")
+            if len(parts) != 2 or not all(p.strip() for p in parts):
+                raise UsageError(f"--for {text!r} names {len(parts)} runs", "give two runs: --for A.run,B.run")
+            pairs.append((Path(parts[0].strip()), Path(parts[1].strip())))
+        return cls(pairs, metric, run_format) if pairs else None
+
     def read(self) -> tuple[list[RunLists], list[tuple[str, str]]]:
         """The runs, each read whole as `score` reads it and named as `compare` names it, and the
         pairs by those names."""
