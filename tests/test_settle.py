@@ -61,9 +61,8 @@ def _brute(m: str, case: QueryCase, scale: Scale) -> np.ndarray:
         {**case.labels, **dict(zip(unl, grades, strict=True))}
         for grades in itertools.product(range(scale.max_grade + 1), repeat=len(unl))
     ]
-    return _values(m, case.run_b, sets, scale.max_grade, scale.threshold) - _values(
-        m, case.run_a, sets, scale.max_grade, scale.threshold
-    )
+    b = _values(m, case.run_b, sets, scale.max_grade, scale.threshold)
+    return np.asarray(b - _values(m, case.run_a, sets, scale.max_grade, scale.threshold), dtype=np.float64)
 
 
 def _case(rng: random.Random, q: str, max_grade: int, most_unlabeled: int = 5) -> QueryCase:
@@ -269,8 +268,8 @@ def test_the_outer_interval_contains_every_labeling(max_grade: int, monkeypatch:
 
 @pytest.mark.parametrize("m", ["P@3", "R@3", "RR", "nDCG@3", "AP@3", "Rprec"])
 def test_the_expected_narrowing_is_the_width_less_the_expected_width_once_labeled(m: str) -> None:
-    from qrelkit.scoring.impact import grade_prior
-    from qrelkit.scoring.settle_order import expected_narrowing, state_grades, state_prior
+    from qrelkit.scoring.settle import grade_prior, state_grades
+    from qrelkit.scoring.settle_order import expected_narrowing, state_prior
 
     rng = random.Random(9)
     scale = Scale(3, 2)

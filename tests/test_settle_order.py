@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,7 +156,7 @@ def test_judge_takes_the_comparisons_and_refuses_settle_without_them(run_cli: Cl
     from qrelkit.tui.command import make_app
 
     a, b = _store(run_cli)
-    common = {"assessor": "ann", "stratum": None, "query_id": None, "seed": 0, "adjudicate": False}
+    common: dict[str, Any] = {"assessor": "ann", "stratum": None, "query_id": None, "seed": 0, "adjudicate": False}
     with pytest.raises(UsageError, match="needs the comparisons"):
         make_app(run_cli.db, order="settle", served=False, role=None, **common)
     app = make_app(run_cli.db, order="settle", served=False, role=None, for_runs=(f"{a},{b}",), metric="P@2", **common)
