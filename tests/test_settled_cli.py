@@ -74,3 +74,10 @@ def test_compare_prints_a_settled_line_per_covered_metric(run_cli: Cli) -> None:
     assert "sign settled B>A" in lines[0]
     as_json = run_cli("compare", a, b, "--qrels", qrels, "--format", "json")
     assert "settled:" not in as_json.stderr
+
+
+def test_no_estimate_leaves_the_judgments_out(run_cli: Cli) -> None:
+    qrels, a, b = _files(run_cli)
+    out = run_cli("settled", a, b, "--qrels", qrels, "--metric", "P@1", "--no-estimate", "--format", "json")
+    row = json.loads(out.stdout)["rows"][0]
+    assert row["sign"] == "settled B>A" and row["to_settle"] is None and row["to_settle_sign"] is None

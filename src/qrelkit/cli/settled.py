@@ -48,6 +48,12 @@ Exit status 0 (whatever the verdict), 2 bad input.
     source_options,
     click.option("--metric", "metrics", multiple=True, help=f"A measure (repeatable) [default: {HEADLINE}]."),
     KEEP_UNLABELED_OPTION,
+    click.option(
+        "--estimate/--no-estimate",
+        default=True,
+        show_default=True,
+        help="Estimate the judgments until settled (the slow part on large sets).",
+    ),
     format_option("table", "json", "tsv"),
     run_format_option,
 )
@@ -62,12 +68,13 @@ def settled(
     relevance_level: int | None,
     metrics: tuple[str, ...],
     keep_unlabeled: bool,
+    estimate: bool,
     fmt: str,
     run_format: RunFormat,
 ) -> None:
     report = settling.settled(
         runs, metrics, store_opener(ctx), golden=golden, qrels=qrels, verify=verify, max_grade=max_grade,
-        relevance_level=relevance_level, run_format=run_format, keep_unlabeled=keep_unlabeled,
+        relevance_level=relevance_level, run_format=run_format, keep_unlabeled=keep_unlabeled, estimate=estimate,
     )  # fmt: skip
     if fmt == "json":
         click.echo(json.dumps(asdict(report), indent=2))
@@ -77,10 +84,11 @@ def settled(
             click.echo("\t".join(_tsv(r)))
     else:
         emit(lambda width, color: text(_table(report), width=max(width, TABLE_WIDTH), color=color), None)
-        err.print(
-            f"sign in, both in: judgments until the sign, and both verdicts, are settled: an estimate (the settle "
-            f"order replayed, each pair judged {report.assumed_grade}, the grade nearest the prior's mean)"
-        )
+        if estimate:
+            err.print(
+                f"sign in, both in: judgments until the sign, and both verdicts, are settled: an estimate (the settle "
+                f"order replayed, each pair judged {report.assumed_grade}, the grade nearest the prior's mean)"
+            )
 
 
 TSV_HEAD = (
