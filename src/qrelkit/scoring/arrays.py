@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..errors import ScoringError
 from ..formats.columns import Columns
 from .background import SERIAL_ROWS, beside
-from .join_check import candidates, candidates_in, check_rest, label_bits
+from .join_check import FoldIndex, candidates, check_rest, fold, fold_index
 
 UNLABELED = -1
 ABSENT = -2
@@ -456,8 +456,8 @@ class _Labels:
     code: IntArray
     doc: npt.NDArray[np.bytes_]
     grade: IntArray
-    bits: npt.NDArray[np.bool_] | None = None
-    """`join_check.label_bits(doc)`, built once (None: built at each join)."""
+    folds: FoldIndex | None
+    """`join_check.fold_index(code, doc)`, built once per qrels (None: no label)."""
 
 
 def _join(
@@ -477,8 +477,9 @@ def _join(
         del sorted_keys, all_codes
     r_grade = np.full(len(r_code), UNLABELED, dtype=np.int32)
     q_key = labels.key
-    if len(q_key):
-        cand = candidates(labels.doc, run.doc) if labels.bits is None else candidates_in(labels.bits, run.doc)
+    if len(q_key) and labels.folds is not None:
+        run_fold = fold(run.doc)
+        cand = candidates(labels.folds, run_fold)
         c_code = r_code[cand]
         r_key = c_code.astype(np.uint64)
         r_key *= _MIX
@@ -490,7 +491,7 @@ def _join(
             return None
         r_grade[rows] = np.where(labels.grade[pos] < 0, _POOLED, labels.grade[pos])
         rest = cand[~hit]
-        check_rest(labels.code, labels.doc, r_code[rest], run.doc[rest])
+        check_rest(labels.folds, r_code[rest], run.doc[rest], run_fold[rest])
     return r_grade
 
 
@@ -530,12 +531,10 @@ def label_index(
     qrels_hash: npt.NDArray[np.uint64],
     queries: list[str] | None,
     max_grade: int | None,
-    *,
-    bits: bool = False,
 ) -> LabelIndex | None:
     """The evaluated queries (default: the qrels' own, in order) and their labels sorted by pair
     key; None when two labels share a key (a duplicate or a collision: the exact path decides).
-    `bits` builds the join's prefilter once (a run joined in many blocks)."""
+    The join's check (`join_check.fold_index`) is built here, once for every block of a run."""
     if queries is None:
         _, first = np.unique(qrels.query, return_index=True)
         qids = [q.decode("utf-8") for q in qrels.query[np.sort(first)]]
@@ -557,7 +556,7 @@ def label_index(
     levels = grade_levels(q_grade[q_grade >= 0], max_grade)
     q_grade = _encode(q_grade, levels)
     top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
-    labels = _Labels(q_key, q_code, q_doc, q_grade, label_bits(q_doc) if bits and len(q_key) else None)
+    labels = _Labels(q_key, q_code, q_doc, q_grade, fold_index(q_code, q_doc) if len(q_key) else None)
     return LabelIndex(qids, vocab_sorted, order, labels, levels, top)
 
 

@@ -100,9 +100,7 @@ def evaluate_stream(
     hash collision): the caller scores the run read whole."""
     measures = measure_list(metrics)
     query_list, unlabeled = evaluated_queries(qrels, queries, relevance_threshold, keep_unlabeled)
-    index = label_index(
-        qrels, qrels_hash if qrels_hash is not None else hash_docs(qrels.doc), query_list, max_grade, bits=True
-    )
+    index = label_index(qrels, qrels_hash if qrels_hash is not None else hash_docs(qrels.doc), query_list, max_grade)
     if index is None:
         return None
     rounded_scores(np.zeros(0), score_precision)  # refuses an unknown precision before any work
