@@ -3,9 +3,11 @@ report; and the coverage floor (`score --min-coverage`)."""
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import __version__
 from ..errors import InputError
@@ -190,19 +192,26 @@ def map_large_allocations(*, keep_heap: bool = False) -> None:
     medium run: 131 MiB at peak, 113-118 MiB with this; a lower threshold saves a little more
     memory and costs system time mapping pages). `keep_heap` (a large run) also keeps `TRIM_AT`
     bytes of free heap instead of giving them back. Does nothing where there is no glibc."""
-    import ctypes
-    import sys
-
-    if sys.platform == "win32":  # no glibc (and CDLL(None) means nothing there)
-        return
-    try:  # the process's own symbols, libc's among them (ctypes.util.find_library runs ldconfig: ~10 ms)
-        mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    except OSError:
-        return
+    mallopt = _mallopt()
     if mallopt is not None:
         mallopt(-3, MMAP_FROM)  # M_MMAP_THRESHOLD
         if keep_heap:
             mallopt(-1, TRIM_AT)  # M_TRIM_THRESHOLD
+
+
+@functools.cache
+def _mallopt() -> Callable[[int, int], int] | None:
+    """glibc's `mallopt`, from the process's own symbols (Python links the C library), or None
+    under another C library. Not `ctypes.util.find_library("c")`: that starts `ldconfig` and
+    took 30 ms of CPU and 75-100 ms of wall time in every `score`."""
+    import ctypes
+
+    try:
+        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
+            return None
+        return cast("Callable[[int, int], int]", ctypes.CDLL(None).mallopt)
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _large_run(path: Path) -> bool:
