@@ -68,26 +68,56 @@ class Columns:
         return cls(query=query, doc=doc, value=np.array([r[2] for r in rows], dtype=np.float64))
 
 
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+"""`_LOW_BYTES[k]` keeps the first k bytes (k = 0..8) of a little-endian 8-byte word."""
+
+
+def _words(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
+    """The bytes as aligned little-endian 8-byte words, zero-padded by at least one whole word (so
+    the word after a token's last byte is always there). One copy of the block: `_cut` gathers
+    whole words from it, not bytes."""
+    words = np.zeros(len(buf) // 8 + 2, dtype="<u8")
+    words.view(np.uint8)[: len(buf)] = buf
+    return words
+
+
 def _cut(
-    buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64], *, hashed: bool
+    buf: npt.NDArray[np.uint8],
+    starts: npt.NDArray[np.int64],
+    ends: npt.NDArray[np.int64],
+    *,
+    hashed: bool,
+    words: npt.NDArray[np.uint64] | None = None,
 ) -> tuple[npt.NDArray[np.bytes_], npt.NDArray[np.uint64] | None]:
-    """Tokens as a fixed-width bytes array (the width rounded up to 8 bytes), and (if `hashed`)
-    `id_hash` of each."""
+    """Tokens as a fixed-width bytes array (the width rounded up to 8 bytes, zero-padded), and (if
+    `hashed`) `id_hash` of each. Cut 8 bytes at a time: the j-th word of a token starting at byte s
+    is the aligned words s // 8 + j and the next shifted together, masked to the bytes the token
+    has left (`words`: `_words(buf)`, made here when not given)."""
     n = len(starts)
     lengths = ends - starts
-    width = int(lengths.max(initial=1))
-    padded = -(-max(width, 1) // 8) * 8
-    out = np.zeros((n, padded), dtype=np.uint8)
+    n_words = -(-max(int(lengths.max(initial=1)), 1) // 8)
+    if words is None:
+        words = _words(buf)
+    out = np.empty((n, n_words), dtype="<u8")
     hashes = np.empty(n, dtype=np.uint64) if hashed else None
-    cols = np.arange(width, dtype=np.int64)
     for lo in range(0, n, CHUNK):
         hi = min(n, lo + CHUNK)
-        chars = buf.take(starts[lo:hi, None] + cols[None, :], mode="clip")
-        chars[cols[None, :] >= lengths[lo:hi, None]] = 0
-        out[lo:hi, :width] = chars
+        at = starts[lo:hi] >> 3
+        low = ((starts[lo:hi] & 7) << 3).astype(np.uint64)  # bits of the first word before the token
+        high = np.uint64(63) - low  # the next word moves up 64 - low bits (in two shifts: < 64 each)
+        left = lengths[lo:hi]
+        for j in range(n_words):
+            word = words.take(at, mode="clip") >> low
+            at += 1
+            nxt = words.take(at, mode="clip")  # clipped only where the mask below keeps nothing
+            nxt <<= np.uint64(1)
+            nxt <<= high
+            word |= nxt
+            word &= _LOW_BYTES[np.clip(left - 8 * j, 0, 8)]
+            out[lo:hi, j] = word
         if hashes is not None:
-            hashes[lo:hi] = _word_hash(out[lo:hi])
-    return out.view(f"S{padded}").ravel(), hashes
+            hashes[lo:hi] = _word_hash(out[lo:hi].view(np.uint8))
+    return out.view(f"S{8 * n_words}").ravel(), hashes
 
 
 def _word_hash(chars: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint64]:
@@ -263,10 +293,11 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
         rank_tokens = tokens[3] if arrow is None else tokens[2] if len(tokens) > 2 else None
     if rank_tokens is not None and not _integer_tokens(*rank_tokens):
         return None  # a rank that is no integer (or a long one): the exact reader decides
-    query, query_hash = _cut(q_buf, *q_span, hashed=True)
+    words = _words(buf) if arrow is None else None  # the numpy path cuts every token from `buf`
+    query, query_hash = _cut(q_buf, *q_span, hashed=True, words=words if q_buf is buf else None)
     if arrow is not None:  # distinct queries: one row per line
         query, query_hash = query[arrow.first_index], cast(npt.NDArray[np.uint64], query_hash)[arrow.first_index]
-    doc, doc_hash = _cut(d_buf, *d_span, hashed=True)
+    doc, doc_hash = _cut(d_buf, *d_span, hashed=True, words=words if d_buf is buf else None)
     if layout.nfields == 4 and len(doc) and (doc == b"Q0").any():
         return None  # a TREC line that lost two fields: the exact reader refuses it
     digits = False
@@ -274,7 +305,7 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
     if arrow is not None and arrow.floats is not None:
         value = arrow.floats
     else:
-        raw_value = _cut(*tokens[2], hashed=False)[0]
+        raw_value = _cut(*tokens[2], hashed=False, words=words if tokens[2][0] is buf else None)[0]
         value, digits = _values(raw_value, kind), layout.maybe_ranks and _digits(raw_value, signed=False)
     if value is None or kind == "run" and not np.isfinite(value).all():
         return None
