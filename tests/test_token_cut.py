@@ -45,14 +45,14 @@ def test_cut_tokens_are_the_bytes_sliced(case: tuple[bytes, list[tuple[int, int]
         plain, none = columns._cut(buf, starts, ends, hashed=False, words=words)
     longest = max((e - s for s, e in spans), default=1)
     assert cut.dtype.itemsize == -(-longest // 8) * 8  # rounded up to whole words
-    assert none is None and (plain == cut).all()
+    assert hashes is not None and none is None and (plain == cut).all()
     raw = cut.view(np.uint8).reshape(len(spans), cut.dtype.itemsize)
     for i, (s, e) in enumerate(spans):
         assert raw[i, : e - s].tobytes() == data[s:e]  # every byte of the token ...
         assert not raw[i, e - s :].any()  # ... and zeros after it, never the next token's bytes
     if spans and b"\0" not in data:  # ids hold no NUL: the hash is the id's, at any width
         expected = hash_docs(np.array([data[s:e] for s, e in spans], dtype=np.bytes_))
-        assert (hashes == expected).all()
+        assert np.array_equal(hashes, expected)
 
 
 def test_no_token_cuts_to_one_zero_word() -> None:
