@@ -14,26 +14,34 @@ GNU_TIME = "/usr/bin/time"
 
 
 def run_once(cmd: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one child process; its output is discarded, a failure
-    raises with its stderr. The peak comes from GNU time (`/usr/bin/time -f %M`) when it is there:
-    Linux carries a process's peak RSS across exec, so a child forked straight from this (possibly
-    large) Python process would report at least this process's own peak; time is small. Without
-    it, the child's ru_maxrss from os.wait4."""
+    """Wall seconds and peak RSS (KiB) of one child process (`run_timed`)."""
+    wall, _, peak = run_timed(cmd)
+    return wall, peak
+
+
+def run_timed(cmd: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, the child's and its children's) and peak RSS
+    (KiB) of one child process; its output is discarded, a failure raises with its stderr. The
+    figures come from GNU time (`/usr/bin/time -f "%U %S %M"`) when it is there: Linux carries a
+    process's peak RSS across exec, so a child forked straight from this (possibly large) Python
+    process would report at least this process's own peak; time is small. Without it, the
+    child's os.wait4 usage."""
     start = time.perf_counter()
     if os.path.exists(GNU_TIME):
         with tempfile.NamedTemporaryFile("r", suffix=".rss") as out:
-            proc = subprocess.run([GNU_TIME, "-q", "-f", "%M", "-o", out.name, *cmd],
+            proc = subprocess.run([GNU_TIME, "-q", "-f", "%U %S %M", "-o", out.name, *cmd],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)  # fmt: skip
             wall = time.perf_counter() - start
             if proc.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr.decode()}")
-            return wall, int(out.read().split()[-1])
+            user, system, peak = out.read().split()[-3:]
+            return wall, float(user) + float(system), int(peak)
     child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {child.stderr.read().decode() if child.stderr else ''}")
-    return wall, int(usage.ru_maxrss)
+    return wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss)
 
 
 def build_store(

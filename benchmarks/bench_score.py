@@ -1,13 +1,13 @@
 """Whole-process timing of `qrelkit score` against pytrec_eval and ranx on the same files.
 
-    python benchmarks/bench_score.py [--sizes medium msmarco] [--repeat 5] [--no-ranx]
+    python benchmarks/bench_score.py [--sizes medium msmarco] [--repeat 5] [--no-ranx] [--shared-only]
 
 Generates the data with `benchmarks/gen.py` if missing, and with the acceptance data's generator
 (`../shared/bench/gen.py`, or `--shared-gen PATH`) when it is there; runs every tool `--repeat`
 times per data set, the tools taking turns (after two untimed rounds, which also let ranx's numba
-cache compile), and prints the medians of
-wall time and of peak resident memory (each child's own ru_maxrss, from os.wait4) as a Markdown
-table, with each qrelkit figure as a ratio to the fastest peer. The six measures are nDCG@10,
+cache compile), and prints the medians of wall time, of CPU time (user + system) and of peak
+resident memory (GNU time's, `_common.run_timed`) as a Markdown table, with each qrelkit figure
+as a ratio to the fastest peer, and the machine's load (`os.getloadavg`) before and after. The six measures are nDCG@10,
 R@50, RR, P@5, AP and Rprec; qrelkit also computes judged coverage for each, and bounds unless
 --no-bounds. Needs `pip install ranx` for the ranx column (skipped if it is not installed). C
 trec_eval (`-c`, the same six measures) is measured when `TREC_EVAL=PATH` names its binary or a
@@ -29,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import run_once  # noqa: E402
+from _common import run_timed  # noqa: E402
 from gen import generate  # noqa: E402
 
 METRICS = "nDCG@10,R@50,RR,P@5,AP,Rprec"
@@ -87,9 +87,12 @@ system time (0.7-1.9 s for the same qrelkit command right after pytrec_eval, 0.7
 pause of 2 s: 2.64-2.96 s against 2.04-2.23 s on the shared msmarco run)."""
 
 
-def datasets(sizes: list[str], data: Path, shared_gen: Path | None) -> dict[str, tuple[Path, Path]]:
-    """Label -> (qrels, run): the project's generator for each size and, when `shared_gen` exists,
-    the acceptance data's generator for the same sizes (labelled `shared <size>`)."""
+def datasets(
+    sizes: list[str], data: Path, shared_gen: Path | None, *, shared_only: bool = False
+) -> dict[str, tuple[Path, Path]]:
+    """Label -> (qrels, run): the project's generator for each size (unless `shared_only`) and,
+    when `shared_gen` exists, the acceptance data's generator for the same sizes (labelled
+    `shared <size>`, under `data/shared/<size>/`)."""
     found = {}
     for size in sizes:
         if shared_gen is not None and shared_gen.exists():
@@ -101,6 +104,8 @@ def datasets(sizes: list[str], data: Path, shared_gen: Path | None) -> dict[str,
                     capture_output=True,
                 )
             found[f"shared {size}"] = (folder / size / "qrels.trec", folder / size / "run.trec")
+        if shared_only:
+            continue
         qrels, run = data / size / "qrels.trec", data / size / "run.trec"
         if not (qrels.exists() and run.exists()):
             generate(size, data)
@@ -116,9 +121,11 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--shared-gen", type=Path, default=SHARED_GEN, help="the acceptance data's gen.py, if any")
     parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (it takes 10-20x as long)")
     parser.add_argument("--json", type=Path, help="Also write the raw figures here.")
+    parser.add_argument("--shared-only", action="store_true", help="only the acceptance generator's data")
     args = parser.parse_args(argv)
     results: dict[str, dict[str, dict[str, float]]] = {}
-    for label, (qrels, run) in datasets(args.sizes, args.data, args.shared_gen).items():
+    load_before = os.getloadavg()
+    for label, (qrels, run) in datasets(args.sizes, args.data, args.shared_gen, shared_only=args.shared_only).items():
         lines = sum(1 for _ in open(run, "rb"))
         results[label] = {}
         found = tools(qrels, run)
@@ -126,23 +133,26 @@ def main(argv: list[str] | None = None) -> str:
             found.pop("ranx", None)
         for _ in range(2):  # warm-up: file cache, numba cache
             for cmd in found.values():
-                run_once(cmd)
-        samples: dict[str, list[tuple[float, int]]] = {name: [] for name in found}
+                run_timed(cmd)
+        samples: dict[str, list[tuple[float, float, int]]] = {name: [] for name in found}
         for _ in range(args.repeat):  # the tools take turns, so a slow moment hits them alike
             for name, cmd in found.items():
                 time.sleep(SETTLE)
-                samples[name].append(run_once(cmd))
+                samples[name].append(run_timed(cmd))
         for name in found:
             results[label][name] = {
                 "wall_s": statistics.median(s[0] for s in samples[name]),
-                "peak_mib": statistics.median(s[1] for s in samples[name]) / 1024,
+                "cpu_s": statistics.median(s[1] for s in samples[name]),
+                "peak_mib": statistics.median(s[2] for s in samples[name]) / 1024,
                 "run_lines": lines,
             }
             print(f"{label:15} {name:28} {results[label][name]['wall_s']:7.2f} s "
+                  f"{results[label][name]['cpu_s']:7.2f} s CPU "
                   f"{results[label][name]['peak_mib']:7.0f} MiB", file=sys.stderr)  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
-    text = markdown(results, args.repeat) + "\n" + targets(results)
+    load = ", ".join(f"{a:.1f} -> {b:.1f}" for a, b in zip(load_before, os.getloadavg(), strict=True))
+    text = markdown(results, args.repeat) + f"\nLoad (1, 5, 15 min) before -> after: {load}.\n\n" + targets(results)
     if trec_eval_binary() is None:
         text += "\nC trec_eval not measured: give TREC_EVAL=PATH or put a trec_eval on PATH.\n"
     print(text)
@@ -151,18 +161,21 @@ def main(argv: list[str] | None = None) -> str:
 
 def markdown(results: dict[str, dict[str, dict[str, float]]], repeat: int) -> str:
     rows = [
-        "| size | tool | wall (median) | peak RSS (median) | time / fastest peer | memory / that peer |",
-        "|---|---|---:|---:|---:|---:|",
+        "| size | tool | wall (median) | CPU, user + sys (median) | peak RSS (median) | time / fastest peer "
+        "| CPU / pytrec_eval | memory / fastest peer |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for size, by_tool in results.items():
         peers = {k: v for k, v in by_tool.items() if not k.startswith("qrelkit")}
         fastest = min(peers, key=lambda k: peers[k]["wall_s"])
+        pytrec = by_tool.get("pytrec_eval")
         for name, r in by_tool.items():
             ratio = r["wall_s"] / peers[fastest]["wall_s"]
             mem = r["peak_mib"] / peers[fastest]["peak_mib"]
+            cpu = f"{r['cpu_s'] / pytrec['cpu_s']:.2f}x" if pytrec else "-"
             rows.append(
-                f"| {size} ({int(r['run_lines']):,} run lines) | {name} | {r['wall_s']:.2f} s | "
-                f"{r['peak_mib']:.0f} MiB | {ratio:.2f}x {fastest} | {mem:.2f}x |"
+                f"| {size} ({int(r['run_lines']):,} run lines) | {name} | {r['wall_s']:.2f} s | {r['cpu_s']:.2f} s | "
+                f"{r['peak_mib']:.0f} MiB | {ratio:.2f}x {fastest} | {cpu} | {mem:.2f}x |"
             )
     return "\n".join(rows) + (
         f"\n\nMedians of {repeat} timed runs per cell after a warm-up, the tools taking turns; whole processes.\n"
@@ -172,10 +185,12 @@ def markdown(results: dict[str, dict[str, dict[str, float]]], repeat: int) -> st
 def targets(results: dict[str, dict[str, dict[str, float]]]) -> str:
     """The issue's targets against pytrec_eval: parse + six metrics + coverage at most 0.5x its
     wall time and no more memory; with bounds as well at most 1x. Against C trec_eval (when it was
-    measured): no more peak memory than it, with bounds or without (issue 31)."""
+    measured): no more peak memory than it, with bounds or without; and CPU time (user + system) no
+    more than pytrec_eval's, with bounds or without (issue 31)."""
     rows = ["| data | coverage: time (target 0.5x) | coverage: memory (target 1x) | with bounds: time (target 1x) "
-            "| memory vs C trec_eval (target 1x: without / with bounds) |",
-            "|---|---:|---:|---:|---:|"]  # fmt: skip
+            "| memory vs C trec_eval (target 1x: without / with bounds) "
+            "| CPU vs pytrec_eval (target 1x: without / with bounds) |",
+            "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
     for label, by_tool in results.items():
         peer = by_tool.get("pytrec_eval")
         if peer is None:
@@ -187,7 +202,8 @@ def targets(results: dict[str, dict[str, dict[str, float]]]) -> str:
         if c is not None:
             without, with_bounds = cov["peak_mib"] / c["peak_mib"], bounds["peak_mib"] / c["peak_mib"]
             vs_c = f"{_verdict(without, 1.0)} / {_verdict(with_bounds, 1.0)}"
-        rows.append(f"| {label} | {_verdict(t, 0.5)} | {_verdict(m, 1.0)} | {_verdict(b, 1.0)} | {vs_c} |")
+        cpu = f"{_verdict(cov['cpu_s'] / peer['cpu_s'], 1.0)} / {_verdict(bounds['cpu_s'] / peer['cpu_s'], 1.0)}"
+        rows.append(f"| {label} | {_verdict(t, 0.5)} | {_verdict(m, 1.0)} | {_verdict(b, 1.0)} | {vs_c} | {cpu} |")
     return "\n".join(rows) + "\n"
 
 
