@@ -182,3 +182,20 @@ def test_the_judging_app_loads_the_list_before_the_other_screens() -> None:
     later = ["qrelkit.tui.screens.judging", "qrelkit.tui.screens.adjudication", "qrelkit.tui.screens.dashboard",
              "qrelkit.tui.widgets.note_panel", "textual.widgets._text_area"]  # fmt: skip
     assert [m for m in later if m in modules] == []
+
+
+def test_pyarrows_tokeniser_imports_no_pandas() -> None:
+    """A large run read through pyarrow's tokeniser takes its scores from the column's buffer:
+    `to_numpy()` imported pandas when it was installed (0.46 s of CPU and 50 MiB per `score`)."""
+    pytest.importorskip("pyarrow")
+    code = (
+        "import sys\nfrom qrelkit.formats.columns import trec_columns\n"
+        "parsed = trec_columns(b'q1 Q0 d1 1 2.5 r\\nq1 Q0 d2 2 -1e3 r\\n', 'run', large=True)\n"
+        "from qrelkit.formats import _arrow\n"
+        "print('RESULT', parsed.columns.value.tolist(), _arrow.available(), 'pandas' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(qrelkit.__file__).resolve().parents[1])}
+    env.pop("QRELKIT_NUMPY_TOKENISER", None)  # _arrow.DISABLE
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    assert line == "RESULT [2.5, -1000.0] True False"

@@ -110,7 +110,15 @@ def split(
     column = table.column(names[float_field]).combine_chunks()
     if column.null_count:
         return None
-    return Split(cast(list[Field], fields), index, np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64))
+    return Split(cast(list[Field], fields), index, _floats(column))
+
+
+def _floats(column: Any) -> npt.NDArray[np.float64]:
+    """A float64 column without nulls as numpy, from its data buffer (no copy). Not `to_numpy()`:
+    that imports pandas when it is installed (0.46 s of CPU and 50 MiB at the first block)."""
+    data = column.buffers()[1]
+    values = np.frombuffer(data, dtype=np.float64) if data is not None else np.zeros(0, np.float64)
+    return values[column.offset : column.offset + len(column)]
 
 
 def _text(array: Any) -> Field | None:
