@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from qrelkit.errors import InputError
-from qrelkit.formats import columns
+from qrelkit.formats import pair_hashes
 from qrelkit.formats.trec import QrelsRows, read_qrels
 from qrelkit.models import Query
 from qrelkit.storage import Store, imports
@@ -175,7 +175,7 @@ def test_a_line_the_parser_cannot_read_is_named_by_the_exact_reader(
 def test_a_hash_collision_only_costs_the_exact_reader(
     tmp_path: Path, small_blocks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(columns.PairHashes, "repeated", lambda self: True)
+    monkeypatch.setattr(pair_hashes.PairHashes, "repeated", lambda self: True)
     path = _write(tmp_path, _lines())
     fast, exact = _store(tmp_path, "fast.db"), _store(tmp_path, "exact.db")
     assert importing.import_qrels(fast, path) == _exact(exact, path)
@@ -183,11 +183,11 @@ def test_a_hash_collision_only_costs_the_exact_reader(
 
 
 def test_the_repeat_check_finds_equal_hashes_across_blocks(tmp_path: Path) -> None:
-    with columns.PairHashes() as hashes:
+    with pair_hashes.PairHashes() as hashes:
         for part in ([5, 2**63 + 1, 9], [2**62, 7], [2**63 + 1]):
             hashes.add(np.array(part, dtype=np.uint64))
         assert hashes.repeated()
-    with columns.PairHashes() as hashes:
+    with pair_hashes.PairHashes() as hashes:
         hashes.add(np.arange(1000, dtype=np.uint64) * np.uint64(2**54 + 3))
         assert not hashes.repeated()
 

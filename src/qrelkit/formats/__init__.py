@@ -25,12 +25,13 @@ the file and line; writers go through `atomic_write`.
     ids            the one id rule of every reader; a repeated (query, document) pair refused
     spool          standard input and pipes copied to a temporary file as they are read
     seen           the pair hashes seen so far, to find a repeat at the block that repeats it
+    pair_hashes    a long qrels file's pair hashes on disk, sorted a bucket at a time for the repeat check
     hashing        reads that hash what they read; version files that must be regular files
     reading        lines, blocks and whole files, `.gz`, progress
     jsonsafe       JSON without a repeated key or a number too long to convert
     writing        atomic writes, with the permissions the umask gives
 
-`runs`, `columns` and `exact_columns` load numpy on first use; none of the modules but `paths`, `ids`,
+`runs`, `columns`, `pair_hashes` and `exact_columns` load numpy on first use; none of the modules but `paths`, `ids`,
 `spool`, `hashing`, `reading`, `writing` and `trec` is imported here, so importing `qrelkit.formats` stays light.
 """
 

@@ -12,7 +12,8 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from .columns import PairHashes, QrelsBlock, qrels_blocks
+from .columns import QrelsBlock, qrels_blocks
+from .pair_hashes import PairHashes
 from .trec import QrelsRows
 
 
