@@ -82,6 +82,7 @@ sim: $(STAMP)
 	$(BIN)/python benchmarks/sim_queue.py --traffic uniform --json benchmarks/sim_uniform.json --svg benchmarks/queue_curves_uniform.svg
 	$(BIN)/python benchmarks/sim_queue.py --replay --traffic head --json benchmarks/sim_replay_head.json --png benchmarks/replay_head.png
 	$(BIN)/python benchmarks/sim_queue.py --replay --traffic uniform --json benchmarks/sim_replay_uniform.json --png benchmarks/replay_uniform.png
+	$(BIN)/python benchmarks/sim_settle.py --json benchmarks/sim_settle.json --png benchmarks/settle.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
