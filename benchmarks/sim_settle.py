@@ -1,6 +1,6 @@
 """Judging until a comparison is settled, replayed on hidden full labels (issue 27, items 3-4).
 
-    python benchmarks/sim_settle.py [--pairs 4] [--depth 20] [--json F] [--png F]
+    python benchmarks/sim_settle.py [--pairs 3] [--step 25] [--depth 20] [--json F] [--png F]
 
 The data and the runs are `sim_replay`'s (the TREC 2024 RAG topics under tests/data, and the
 shared generator's set when ../shared is there): --runs systems of graded quality, each query's
@@ -214,10 +214,10 @@ def png(results: dict[str, dict[str, Any]], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pairs", type=int, default=4, help="Clear comparisons per data set.")
+    parser.add_argument("--pairs", type=int, default=3, help="Clear comparisons per data set.")
     parser.add_argument("--depth", type=int, default=20, help="Pool depth of every run.")
     parser.add_argument("--runs", type=int, default=8)
-    parser.add_argument("--step", type=int, default=10, help="Judgments between two askings of the rule.")
+    parser.add_argument("--step", type=int, default=25, help="Judgments between two askings of the rule.")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shared-queries", type=int, default=60)
     parser.add_argument("--sets", default="trec-rag24,shared-gen", help="Data sets, comma-separated.")

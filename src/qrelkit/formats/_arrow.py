@@ -6,7 +6,7 @@ Only the plainest layout is taken (one space between fields, LF line ends, no bl
 ASCII); anything else, or pyarrow missing, returns None and `columns._parse_block` tokenises the
 block with numpy as before (which in turn hands anything irregular to the exact reader). So this
 module decides nothing about what a valid file is: it accepts a subset of what the numpy path
-accepts and gives the same arrays for it (tests/test_fast_readers.py holds the two equal).
+accepts and gives the same arrays for it (tests/test_columns.py holds the two equal).
 """
 
 from __future__ import annotations
