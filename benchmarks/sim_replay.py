@@ -137,6 +137,39 @@ def significant(values: np.ndarray, seed: int) -> dict[tuple[int, int], int]:
     return {pair: int(np.sign(diffs[n].mean())) for n, pair in enumerate(pairs) if p[n] < 0.05}
 
 
+def pool(runs: list[RunLists], depth: int) -> tuple[list[RunLists], dict[tuple[str, str], int]]:
+    """Every run cut to its top `depth`, and each pooled pair's best rank in any of them."""
+    pooled = [RunLists(r.name, {q: list(d[:depth]) for q, d in r.ranked.items()}) for r in runs]
+    best: dict[tuple[str, str], int] = {}
+    for run in pooled:
+        for q, docs in run.ranked.items():
+            for rank, d in enumerate(docs, 1):
+                best[(q, d)] = min(best.get((q, d), rank), rank)
+    return pooled, best
+
+
+def unlabeled(best: dict[tuple[str, str], int], labels: Labels) -> list[PoolEntry]:
+    """The pool's pairs not labeled yet, as queue entries."""
+    return [
+        PoolEntry(query_id=q, doc_id=d, best_rank=r) for (q, d), r in sorted(best.items()) if d not in labels.get(q, {})
+    ]
+
+
+def impacts_of(
+    order: str,
+    entries: list[PoolEntry],
+    pooled: list[RunLists],
+    labels: Labels,
+    strata: dict[str, str],
+    weights: dict[str, float],
+) -> list[float] | None:
+    """The impacts the `impact` order needs (None for any other order)."""
+    if order != "impact":
+        return None
+    pairs = [(e.query_id, e.doc_id) for e in entries]
+    return list(impact_scores(pairs, pooled, labels, max_grade=3, strata=strata, weights=weights))
+
+
 def replay(hidden: Labels, args: Any, weights: dict[str, float]) -> dict[str, Any]:
     queries = sorted(hidden)
     rng = np.random.default_rng(args.seed)
@@ -144,12 +177,7 @@ def replay(hidden: Labels, args: Any, weights: dict[str, float]) -> dict[str, An
     share = query_weights(strata, weights)
     w = np.array([share[q] for q in queries])
     runs = make_runs(hidden, args.runs, args.seed)
-    pooled = [RunLists(r.name, {q: list(d[: args.depth]) for q, d in r.ranked.items()}) for r in runs]
-    best: dict[tuple[str, str], int] = {}
-    for run in pooled:
-        for q, docs in run.ranked.items():
-            for rank, d in enumerate(docs, 1):
-                best[(q, d)] = min(best.get((q, d), rank), rank)
+    pooled, best = pool(runs, args.depth)
     budget = len(best)
     full_values, _ = scores(runs, hidden, queries)
     full_sig = significant(full_values, args.seed)
@@ -163,15 +191,8 @@ def replay(hidden: Labels, args: Any, weights: dict[str, float]) -> dict[str, An
         made = found = 0
         points = []
         while made < budget:
-            entries = [
-                PoolEntry(query_id=q, doc_id=d, best_rank=r)
-                for (q, d), r in sorted(best.items())
-                if d not in labels.get(q, {})
-            ]
-            impacts = None
-            if order == "impact":
-                pairs = [(e.query_id, e.doc_id) for e in entries]
-                impacts = impact_scores(pairs, pooled, labels, max_grade=3, strata=strata, weights=weights)
+            entries = unlabeled(best, labels)
+            impacts = impacts_of(order, entries, pooled, labels, strata, weights)
             queue = order_queue(entries, order, impacts=impacts, seed=args.seed, runs=pooled, labels=labels)
             step = min(batch, budget - made, *(m - made for m in marks if m > made))
             for item in queue[:step]:

@@ -39,9 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import sim_replay  # noqa: E402
 
-from qrelkit.models import PoolEntry  # noqa: E402
 from qrelkit.scoring.arrays import RunLists  # noqa: E402
-from qrelkit.scoring.impact import impact_scores, query_weights  # noqa: E402
 from qrelkit.scoring.names import parse_measure  # noqa: E402
 from qrelkit.scoring.orders import OrderInput, order_entries  # noqa: E402
 from qrelkit.scoring.settle import DeltaRange, QueryCase, Scale, delta_range  # noqa: E402
@@ -102,15 +100,8 @@ def replay_pair(
             break
         if made >= budget:
             break
-        entries = [
-            PoolEntry(query_id=q, doc_id=d, best_rank=rank)
-            for (q, d), rank in sorted(best.items())
-            if d not in labels.get(q, {})
-        ]
-        impacts = None
-        if order == "impact":
-            pairs = [(e.query_id, e.doc_id) for e in entries]
-            impacts = impact_scores(pairs, pooled, labels, max_grade=MAX_GRADE, strata=strata, weights=weights)
+        entries = sim_replay.unlabeled(best, labels)
+        impacts = sim_replay.impacts_of(order, entries, pooled, labels, strata, weights)
         x = OrderInput(
             entries=entries,
             runs=pooled if order != "settle" else runs,
@@ -132,14 +123,8 @@ def run_set(name: str, hidden: dict[str, dict[str, int]], args: argparse.Namespa
     rng = np.random.default_rng(args.seed)
     strata = {q: str(rng.choice(list(sim_replay.SHARE), p=list(sim_replay.SHARE.values()))) for q in queries}
     weights = {"navigational": 1.0, "entity": 1.0, "how-to": 1.0}
-    query_weights(strata, weights)  # the strata exist with these weights
     runs = sim_replay.make_runs(hidden, args.runs, args.seed)
-    pooled = [RunLists(r.name, {q: list(d[: args.depth]) for q, d in r.ranked.items()}) for r in runs]
-    best: dict[tuple[str, str], int] = {}
-    for run in pooled:
-        for q, docs in run.ranked.items():
-            for rank, d in enumerate(docs, 1):
-                best[(q, d)] = min(best.get((q, d), rank), rank)
+    pooled, best = sim_replay.pool(runs, args.depth)
     values, _ = sim_replay.scores(runs, hidden, queries)
     pairs = clear_pairs(values, args.pairs)
     out: dict[str, Any] = {"queries": len(queries), "runs": len(runs), "pool_depth": args.depth}
