@@ -52,6 +52,19 @@ def test_settled_refuses_a_measure_it_does_not_cover(run_cli: Cli) -> None:
     assert result.exit_code == 2 and "does not cover" in result.stderr
 
 
+@pytest.mark.parametrize("command", ["judge", "queue"])
+def test_for_refuses_a_missing_run_or_an_unknown_measure_before_anything_starts(run_cli: Cli, command: str) -> None:
+    """`judge` reads the --for runs later, in the queue's worker: a missing file or a measure that is
+    none is refused first, in one line, and the terminal UI never starts."""
+    _, a, _ = _files(run_cli)
+    run_cli("init", "--name", "t")
+    missing = run_cli(command, "--order", "settle", "--for", f"{a},nope.run", ok=False)
+    assert missing.exit_code == 2 and "nope.run: no such file" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    unknown = run_cli(command, "--order", "settle", "--for", f"{a},{a}", "--metric", "zz@k", ok=False)
+    assert unknown.exit_code == 2 and "unknown measure 'zz@k'" in unknown.stderr
+
+
 def test_an_open_comparison_estimates_its_judgments(run_cli: Cli) -> None:
     """Every document unlabeled but one per query: open now; the estimate judges some of them."""
     qrels = run_cli.write("q.qrels", "".join(f"q{i} 0 r{i} 1\n" for i in range(6)))

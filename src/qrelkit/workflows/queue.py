@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..models import TILES, QueueItem, QueueOrder
 from ..storage import LabelRow, Store
 
@@ -27,13 +27,24 @@ class Comparisons:
 
     @classmethod
     def parse(cls, given: Sequence[str], metric: str | None, run_format: RunFormat = "auto") -> Comparisons | None:
-        """Each `--for A.run,B.run` as a pair of paths (None when none is given)."""
+        """Each `--for A.run,B.run` as a pair of paths (None when none is given). Refused here, before
+        anything starts, when a run is no file or the metric no measure: the queue reads the runs
+        later, in `judge` in a worker whose error no one would see."""
+        from ..formats.paths import display
+        from ..scoring.names import parse_measure
+
         pairs = []
         for text in given:
             parts = text.split(",")
             if len(parts) != 2 or not all(p.strip() for p in parts):
                 raise UsageError(f"--for {text!r} names {len(parts)} runs", "give two runs: --for A.run,B.run")
-            pairs.append((Path(parts[0].strip()), Path(parts[1].strip())))
+            pair = (Path(parts[0].strip()), Path(parts[1].strip()))
+            for path in pair:
+                if not path.is_file():
+                    raise InputError("no such file", "check the path; --for takes run files", path=display(path))
+            pairs.append(pair)
+        if pairs and metric is not None:
+            parse_measure(metric)
         return cls(pairs, metric, run_format) if pairs else None
 
     def read(self) -> tuple[list[RunLists], list[tuple[str, str]]]:
