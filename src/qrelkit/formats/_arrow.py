@@ -108,7 +108,7 @@ def split(
     if float_field is None:
         return Split(cast(list[Field], fields), index, None)
     column = table.column(names[float_field]).combine_chunks()
-    if column.null_count:
+    if column.null_count or column.type != pa.float64():  # `_floats` reads its buffer as float64
         return None
     return Split(cast(list[Field], fields), index, _floats(column))
 
