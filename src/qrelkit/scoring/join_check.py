@@ -32,7 +32,11 @@ IntArray = npt.NDArray[np.int64]
 _SPREAD = np.uint64(0xD6E8FEB86659FD93)
 _CODE_MIX = np.uint64(0x9E3779B97F4A7C15)
 _BITS = 23
-"""The bitmap has 2^23 slots (booleans, 8 MiB)."""
+"""The bitmap has at most 2^23 slots (booleans, 8 MiB)..."""
+_SLOTS_PER_LABEL = 32
+"""...and at least 32 per label (at most ~3% of the slots set, so few ids that differ from every
+label are candidates): a small qrels' bitmap is small, not 8 MiB zeroed for 10 labels."""
+_MIN_BITS = 10
 
 
 def fold(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
@@ -54,9 +58,15 @@ def fold(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
     return np.asarray(out, dtype=np.uint64)
 
 
-def _slots(folded: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+def _bits_for(n_labels: int) -> int:
+    """The bitmap's size (as a power of two) for this many labels: `_SLOTS_PER_LABEL` slots each,
+    between 2^`_MIN_BITS` and 2^`_BITS`."""
+    return min(_BITS, max(_MIN_BITS, (n_labels * _SLOTS_PER_LABEL - 1).bit_length()))
+
+
+def _slots(folded: npt.NDArray[np.uint64], bits: int) -> npt.NDArray[np.uint64]:
     slot = folded * _SPREAD
-    slot >>= np.uint64(64 - _BITS)
+    slot >>= np.uint64(64 - bits)
     return slot
 
 
@@ -75,29 +85,32 @@ class FoldIndex:
     folds the labels once, not once per block."""
 
     bits: npt.NDArray[np.bool_]
-    """2^_BITS slots, True where some label's fold lands."""
+    """2^`size` slots (`_bits_for`), True where some label's fold lands."""
     key: npt.NDArray[np.uint64]
     """The labels' keys, sorted."""
     order: IntArray
     """Sorted key -> the label's row."""
     code: IntArray
     doc: npt.NDArray[np.bytes_]
+    size: int
+    """The bitmap has 2^size slots."""
 
 
 def fold_index(label_code: IntArray, label_doc: npt.NDArray[np.bytes_]) -> FoldIndex:
     """The index of these labels (their query codes and document ids) the join checks against."""
     folded = fold(label_doc)
-    bits = np.zeros(1 << _BITS, dtype=bool)
-    bits[_slots(folded)] = True
+    size = _bits_for(len(label_doc))
+    bits = np.zeros(1 << size, dtype=bool)
+    bits[_slots(folded, size)] = True
     key = _keys(folded, label_code)
     order = np.asarray(np.argsort(key), dtype=np.int64)
-    return FoldIndex(bits, key[order], order, label_code, label_doc)
+    return FoldIndex(bits, key[order], order, label_code, label_doc, size)
 
 
 def candidates(index: FoldIndex, run_fold: npt.NDArray[np.uint64]) -> IntArray:
     """The run rows whose id (folded once per run or block: `fold`) folds like some label's id
     (of any query): every row equal to a label byte for byte is among them."""
-    return np.asarray(np.flatnonzero(index.bits[_slots(run_fold)]), dtype=np.int64)
+    return np.asarray(np.flatnonzero(index.bits[_slots(run_fold, index.size)]), dtype=np.int64)
 
 
 def missed(

@@ -26,6 +26,7 @@ from .arrays import (
     _join,
     _ranked_grades,
     _run_query_codes,
+    distinct,
     label_index,
     rounded_scores,
     top_columns_scored,
@@ -62,7 +63,7 @@ def _rank_block(
     of its queries lie outside the evaluated set; None when the join needs the exact path."""
     n_q = len(index.qids)
     r_code, change, run_only = _run_query_codes(run.query, index.vocab_sorted, index.to_eval)
-    present = np.unique(r_code[change])
+    present = distinct(r_code[change])  # np.unique would import numpy.ma (a small score need not)
     present = present[present < n_q]
     local = np.searchsorted(present, r_code).astype(np.int64)  # outside rows: len(present)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
