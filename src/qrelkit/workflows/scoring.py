@@ -179,6 +179,15 @@ block's arrays were freed, and the next block faulted them in again: shared msma
 600,000-660,000 minor faults and 1.1-1.4 s of system time; 40,000 faults and 0.3-0.4 s with 8 MiB
 (2 and 4 MiB: 370,000-420,000 faults), for 18-21 MiB more at peak (248-251 MiB, trec_eval's 512)."""
 
+ARENAS = 1
+"""glibc's malloc arenas (`M_ARENA_MAX`): one. The reader's and the join's threads otherwise each
+get an arena of their own, whose freed blocks no other thread reuses; with one, the next block's
+arrays take the pages the last one freed. Measured (medians of 5, 2 cores, load 1.6-2; `MALLOC_ARENA_MAX`
+for the A/B): shared medium with bounds 0.94-0.99 s CPU and 108 MiB against 1.03-1.04 s and 111-112
+MiB; without bounds 0.70 s against 0.80 s; shared msmarco 3.07 s and 180 MiB against 3.36 s and 196
+MiB, wall time the same within noise. numpy asks for its large arrays with mmap (`MMAP_FROM`), so the
+one arena's lock is seldom contended."""
+
 KEEP_HEAP_FROM = 64 << 20
 """A run file at least this large (bytes) keeps `TRIM_AT` of free heap: on shared medium (35 MB) the
 faults saved are worth about 0.05 s of CPU and the heap kept 14 MiB of peak RSS (118 -> 132 MiB)."""
@@ -191,10 +200,12 @@ def map_large_allocations(*, keep_heap: bool = False) -> None:
     the arrays of the next blocks come from its heap instead, which keeps their pages (shared
     medium run: 131 MiB at peak, 113-118 MiB with this; a lower threshold saves a little more
     memory and costs system time mapping pages). `keep_heap` (a large run) also keeps `TRIM_AT`
-    bytes of free heap instead of giving them back. Does nothing where there is no glibc."""
+    bytes of free heap instead of giving them back. Threads share one arena (`ARENAS`). Does nothing
+    where there is no glibc."""
     mallopt = _mallopt()
     if mallopt is not None:
         mallopt(-3, MMAP_FROM)  # M_MMAP_THRESHOLD
+        mallopt(-8, ARENAS)  # M_ARENA_MAX
         if keep_heap:
             mallopt(-1, TRIM_AT)  # M_TRIM_THRESHOLD
 
