@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 GNU_TIME = "/usr/bin/time"
+
+
+@contextlib.contextmanager
+def cpu_load(n: int) -> Iterator[None]:
+    """`n` CPU-bound processes (`python -c 'while 1: pass'`) beside the benchmark while the block
+    runs, killed after it: a busy CI machine."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in spinners:
+            p.kill()
+        for p in spinners:
+            p.wait(timeout=10)
 
 
 def run_once(cmd: list[str]) -> tuple[float, int]:

@@ -1,6 +1,6 @@
 """Whole-process timing of `qrelkit score` against pytrec_eval and ranx on the same files.
 
-    python benchmarks/bench_score.py [--sizes medium msmarco] [--repeat 5] [--no-ranx] [--shared-only]
+    python benchmarks/bench_score.py [--sizes medium msmarco] [--repeat 5] [--no-ranx] [--shared-only] [--load 2]
 
 Generates the data with `benchmarks/gen.py` if missing, and with the acceptance data's generator
 (`../shared/bench/gen.py`, or `--shared-gen PATH`) when it is there; runs every tool `--repeat`
@@ -11,7 +11,8 @@ as a ratio to the fastest peer, and the machine's load (`os.getloadavg`) before 
 R@50, RR, P@5, AP and Rprec; qrelkit also computes judged coverage for each, and bounds unless
 --no-bounds. Needs `pip install ranx` for the ranx column (skipped if it is not installed). C
 trec_eval (`-c`, the same six measures) is measured when `TREC_EVAL=PATH` names its binary or a
-`trec_eval` is on PATH, and skipped with a note otherwise.
+`trec_eval` is on PATH, and skipped with a note otherwise. `--load 2` runs two CPU-bound processes
+beside every tool the whole time (a busy CI machine: issue 31 asks for both figures).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import run_timed  # noqa: E402
+from _common import cpu_load, run_timed  # noqa: E402
 from gen import generate  # noqa: E402
 
 METRICS = "nDCG@10,R@50,RR,P@5,AP,Rprec"
@@ -122,7 +123,17 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--no-ranx", action="store_true", help="leave ranx out (it takes 10-20x as long)")
     parser.add_argument("--json", type=Path, help="Also write the raw figures here.")
     parser.add_argument("--shared-only", action="store_true", help="only the acceptance generator's data")
+    parser.add_argument("--load", type=int, default=0, help="CPU-bound processes beside it (issue 31: 2)")
     args = parser.parse_args(argv)
+    with cpu_load(args.load):
+        text = _measure(args)
+    if args.load:
+        text = f"With {args.load} CPU-bound processes beside every tool (`--load {args.load}`).\n\n" + text
+    print(text)
+    return text
+
+
+def _measure(args: argparse.Namespace) -> str:
     results: dict[str, dict[str, dict[str, float]]] = {}
     load_before = os.getloadavg()
     for label, (qrels, run) in datasets(args.sizes, args.data, args.shared_gen, shared_only=args.shared_only).items():
@@ -155,7 +166,6 @@ def main(argv: list[str] | None = None) -> str:
     text = markdown(results, args.repeat) + f"\nLoad (1, 5, 15 min) before -> after: {load}.\n\n" + targets(results)
     if trec_eval_binary() is None:
         text += "\nC trec_eval not measured: give TREC_EVAL=PATH or put a trec_eval on PATH.\n"
-    print(text)
     return text
 
 

@@ -24,21 +24,21 @@ measures:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import random
 import re
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from tests.tui.pty import Terminal  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+from _common import cpu_load  # noqa: E402
 
 N_QUERIES, N_DOCS, N_EVENTS, POOL = 10_000, 100_000, 1_000_000, 20
 BIG_QUERY = "q-open"
@@ -138,19 +138,6 @@ def keystrokes(path: Path, n: int) -> list[float]:
     return times
 
 
-@contextlib.contextmanager
-def load(n: int) -> Iterator[None]:
-    """`n` CPU-bound processes beside the benchmark while the block runs, killed after it."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(n)]
-    try:
-        yield
-    finally:
-        for p in spinners:
-            p.kill()
-        for p in spinners:
-            p.wait(timeout=10)
-
-
 def percentile(values: list[float], q: float) -> float:
     """The `q` quantile (0..1) of `values`, the nearest rank above."""
     ordered = sorted(values)
@@ -189,7 +176,7 @@ def main(argv: list[str] | None = None) -> str:
     for suffix in ("", "-wal", "-shm"):
         Path(str(work) + suffix).unlink(missing_ok=True)
     work.write_bytes(path.read_bytes())
-    with load(args.load):
+    with cpu_load(args.load):
         lat = keystrokes(work, args.keys)
         rounds = range(args.rounds)
         first = [startup(work, [], rb"enter.{0,40}judge") for _ in rounds]
