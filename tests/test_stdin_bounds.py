@@ -20,8 +20,10 @@ from qrelkit.formats import spool
 QRELS = str(ROOT / "goldensets" / "pydocs" / "1.0" / "qrels.txt")
 
 
-def _copies() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("qrelkit-input-*")}
+def _copies(folder: Path) -> set[str]:
+    """The copies in `folder`: each test gives the copies a temporary folder of its own, so that
+    another test (or process) spooling at the same time never shows up in its count."""
+    return {p.name for p in folder.glob(f"{spool.PREFIX}*")}
 
 
 def test_a_device_is_refused_not_copied() -> None:
@@ -32,24 +34,23 @@ def test_a_device_is_refused_not_copied() -> None:
     assert done.returncode == 2 and "/dev/zero: is a device, not a file" in done.stderr
 
 
-def test_a_line_longer_than_any_reader_takes_stops_the_copy() -> None:
-    before = _copies()
+def test_a_line_longer_than_any_reader_takes_stops_the_copy(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "qrelkit", "score", "-", "--qrels", QRELS],
         input=b"\0" * (spool.MAX_LINE_BYTES + (2 << 20)), capture_output=True, timeout=60,
-        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)},
     )  # fmt: skip
     assert done.returncode == 2 and b"<stdin>: a line is longer than 32 MiB" in done.stderr
-    assert _copies() == before
+    assert _copies(tmp_path) == set()
 
 
-def test_a_copy_that_would_fill_the_disk_stops_and_is_removed(monkeypatch: pytest.MonkeyPatch) -> None:
-    before = _copies()
+def test_a_copy_that_would_fill_the_disk_stops_and_is_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(spool, "SPOOL_RESERVE", 1 << 62)  # no disk has that much free
     lines = io.BytesIO(b"q1 Q0 d 1 1.0 r\n" * 1000)
     with pytest.raises(InputError, match="larger than the space left"):
         spool.spool(lines).complete()
-    assert _copies() == before
+    assert _copies(tmp_path) == set()
 
 
 class _Endless(io.RawIOBase):
@@ -88,7 +89,7 @@ def test_the_copy_grows_only_as_far_as_its_readers_read() -> None:
         assert first.readline() == _Endless.LINE  # the first reader's place is its own
     assert copy.path.read_bytes() == _yes(copy.size)
     copy.release()
-    assert not copy.path.exists() and copy.path.name not in _copies()
+    assert not copy.path.exists() and copy.path.name not in _copies(copy.path.parent)
 
 
 def test_a_reader_that_needs_the_whole_input_completes_the_copy() -> None:
