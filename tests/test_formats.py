@@ -3,6 +3,7 @@ from __future__ import annotations
 import gzip
 import io
 import string
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -98,12 +99,10 @@ ids = st.text(alphabet=string.ascii_letters + string.digits + "-_.:/", min_size=
 def test_trec_qrels_round_trip(labels: dict[tuple[str, str], int]) -> None:
     buf = io.StringIO()
     trec.write_qrels([Label(query_id=q, doc_id=d, grade=g) for (q, d), g in labels.items()], buf)
-    path = Path(f"/tmp/qrelkit-rt-{abs(hash(buf.getvalue()))}.qrels")
-    path.write_text(buf.getvalue(), encoding="utf-8")
-    try:
+    with tempfile.TemporaryDirectory() as folder:  # a file of its own: not a name another run may share
+        path = Path(folder) / "rt.qrels"
+        path.write_text(buf.getvalue(), encoding="utf-8")
         back = {(r.query_id, r.doc_id): r.grade for r in trec.read_qrels(path)}
-    finally:
-        path.unlink()
     assert back == labels
 
 
