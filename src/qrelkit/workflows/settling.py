@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..models import HEADLINE
@@ -139,15 +139,6 @@ class Settled:
 
     reports: list[SettledReport]
     left_out: list[str] = field(default_factory=list)
-
-
-def settled(
-    paths: Sequence[Path], metrics: Sequence[str], open_store: Callable[[], Store], **given: Any
-) -> SettledReport:
-    """The report of `qrelkit settled A B` for runs A, B (`paths`); the rest as `settled_all`."""
-    if len(paths) != 2:
-        raise UsageError(f"settled compares two runs, got {len(paths)}", "give a baseline A and a candidate B")
-    return settled_all([(paths[0], paths[1])], metrics, open_store, **given).reports[0]
 
 
 def settled_all(
