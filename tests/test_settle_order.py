@@ -159,7 +159,8 @@ def test_judge_takes_the_comparisons_and_refuses_settle_without_them(run_cli: Cl
     common: dict[str, Any] = {"assessor": "ann", "stratum": None, "query_id": None, "seed": 0, "adjudicate": False}
     with pytest.raises(UsageError, match="needs the comparisons"):
         make_app(run_cli.db, order="settle", served=False, role=None, **common)
-    app = make_app(run_cli.db, order="settle", served=False, role=None, for_runs=(f"{a},{b}",), metric="P@2", **common)
+    given: dict[str, Any] = {"for_runs": (f"{a},{b}",), "metrics": ("P@2",)}
+    app = make_app(run_cli.db, order="settle", served=False, role=None, **given, **common)
     try:
         shown = [(i.query_id, i.doc_id) for i in app.session.queue()]
     finally:

@@ -4,6 +4,8 @@ ranges the scoring module gives, the formats, refused input, and the estimate re
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,3 +96,63 @@ def test_no_estimate_leaves_the_judgments_out(run_cli: Cli) -> None:
     out = run_cli("settled", a, b, "--qrels", qrels, "--metric", "P@1", "--no-estimate", "--format", "json")
     row = json.loads(out.stdout)["rows"][0]
     assert row["sign"] == "settled B>A" and row["to_settle"] is None and row["to_settle_sign"] is None
+
+
+def test_compare_reads_the_labels_once_for_its_settled_lines(run_cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `settled:` lines take the source `compare` scored with: the qrels file is read once."""
+    import qrelkit.formats.runs as runs
+
+    qrels, a, b = _files(run_cli)
+    calls: list[str] = []
+    read = runs.read_qrels_file
+
+    def counted(path: Path, **kw: Any) -> Any:
+        calls.append(str(path))
+        return read(path, **kw)
+
+    monkeypatch.setattr(runs, "read_qrels_file", counted)
+    out = run_cli("compare", a, b, "--qrels", qrels, "--metrics", "P@1")
+    assert calls == [qrels]
+    lines = [x for x in out.stderr.splitlines() if x.startswith("settled:")]
+    alone = json.loads(run_cli("settled", a, b, "--qrels", qrels, "--metric", "P@1", "--format", "json").stdout)
+    assert (
+        lines[0] == f"settled: P@1 B - A {alone['rows'][0]['now']:+.4f} in [+0.6667, +1.0000] over every labeling "
+        "(exact): sign settled B>A, t-test open"
+    )
+
+
+def _profiled(run_cli: Cli) -> tuple[str, str]:
+    """A store of two strata (q1, q2 in s1; q3 in s2) and a profile over s1."""
+    run_cli("init")
+    run_cli("strata", "set", "s1", "1")
+    run_cli("strata", "set", "s2", "1")
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q1\tone\ts1\nq2\ttwo\ts1\nq3\tthree\ts2\n")))
+    run_cli("import", "qrels", str(run_cli.write("q.qrels", QRELS)))
+    run_cli("profiles", "set", "p", "--metrics", "RR,P@1,Judged@1", "--strata", "s1")
+    return str(run_cli.write("a.run", RUN_A)), str(run_cli.write("b.run", RUN_B))
+
+
+def test_settled_honours_a_profile(run_cli: Cli) -> None:
+    a, b = _profiled(run_cli)
+    everyone = json.loads(run_cli("settled", a, b, "--metric", "RR", "--format", "json").stdout)
+    assert everyone["queries"] == 3
+    out = run_cli("settled", a, b, "--profile", "p", "--no-estimate", "--format", "json")
+    report = json.loads(out.stdout)
+    assert report["queries"] == 2 and [r["metric"] for r in report["rows"]] == ["RR", "P@1"]
+    assert "not settled (the stopping rule does not cover them): Judged@1" in out.stderr
+    chosen = json.loads(run_cli("settled", a, b, "--profile", "p", "--metric", "nDCG@2", "--format", "json").stdout)
+    assert chosen["queries"] == 2 and [r["metric"] for r in chosen["rows"]] == ["nDCG@2"]
+    # RR: B's first document is relevant everywhere; A's (q1, q2) is not, but its second is
+    # unlabeled: delta in [1/2, 1]; q3 (s2, left out by the profile): A's first unlabeled, [0, 1]
+    assert report["rows"][0]["low"] == pytest.approx(0.5) and everyone["rows"][0]["low"] == pytest.approx(1 / 3)
+    unknown = run_cli("settled", a, b, "--profile", "nope", ok=False)
+    assert unknown.exit_code == 2 and "no scoring profile 'nope'" in unknown.stderr
+
+
+def test_compare_under_a_profile_prints_settled_lines_over_its_queries(run_cli: Cli) -> None:
+    a, b = _profiled(run_cli)
+    out = run_cli("compare", a, b, "--profile", "p")
+    lines = [x for x in out.stderr.splitlines() if x.startswith("settled:")]
+    assert [x.split()[1] for x in lines] == ["RR", "P@1", "nDCG@10", "R@50"]
+    rr = json.loads(run_cli("settled", a, b, "--profile", "p", "--metric", "RR", "--format", "json").stdout)["rows"][0]
+    assert f"in [{rr['low']:+.4f}, {rr['high']:+.4f}]" in lines[0]

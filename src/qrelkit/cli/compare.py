@@ -15,6 +15,7 @@ from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
 from ..render.styles import data
 from ..workflows import compare as workflow
+from ..workflows import settling
 from ._common import (
     F,
     check_out,
@@ -173,7 +174,7 @@ def compare(
         allow_mismatch=allow_mismatch, allow_mixed_labels=allow_mixed_labels, golden=golden, qrels=qrels,
         verify=verify, correction=correction, max_grade=max_grade, relevance_level=relevance_level,
         leaderboard=as_leaderboard or fmt in ("csv", "latex"), delta=delta, keep_unlabeled=keep_unlabeled,
-        run_format=run_format,
+        run_format=run_format, settled=fmt == "table",
     )  # fmt: skip
     check_out(ctx, out_path, *inputs, golden, qrels)
     if save and (len(inputs) > 2 or opts.leaderboard):
@@ -190,7 +191,7 @@ def compare(
         c = outcome.comparison
         emit(lambda width, color: render(c, fmt, width, color), out_path)
         _say_mismatches(outcome.mismatches, c.queries)
-        _say_settled(ctx, inputs, opts, list(c.metrics) if fmt == "table" else [])
+        _say_settled(outcome.settled)
         if save:
             from .reports import save_and_say
 
@@ -198,21 +199,9 @@ def compare(
     _fail_gates(ctx, outcome.failures)
 
 
-def _say_settled(
-    ctx: click.Context, inputs: tuple[Path, ...], opts: workflow.CompareOptions, metrics: list[str]
-) -> None:
+def _say_settled(rows: list[settling.SettledRow]) -> None:
     """Two run files: one `settled:` line per measure the stopping rule covers (`qrelkit settled`)."""
-    from ..formats.runs import is_report
-    from ..workflows import settling
-
-    if not metrics or len(inputs) != 2 or any(is_report(p) for p in inputs) or opts.allow_mismatch or opts.profile:
-        return
-    report = settling.settled(
-        inputs, metrics, store_opener(ctx), golden=opts.golden, qrels=opts.qrels, verify=opts.verify,
-        max_grade=opts.max_grade, relevance_level=opts.relevance_level, run_format=opts.run_format,
-        keep_unlabeled=opts.keep_unlabeled, estimate=False, covered_only=True,
-    )  # fmt: skip
-    for row in report.rows:
+    for row in rows:
         err.print(Text.assemble(("settled:", "bold"), " ", data(settling.settled_line(row))))
 
 

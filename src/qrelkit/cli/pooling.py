@@ -19,7 +19,17 @@ from ..workflows import queue as judging_queue
 if TYPE_CHECKING:
     from ..storage import Store
 
-from ._common import err, format_option, open_store, run_format_option, say, seed_option, show, stratum_option
+from ._common import (
+    err,
+    format_option,
+    open_store,
+    options,
+    run_format_option,
+    say,
+    seed_option,
+    show,
+    stratum_option,
+)
 
 
 @click.command()
@@ -66,13 +76,38 @@ The adaptive orders (impact, mtf, bandit, settle) are computed from the labels a
 re-order as labels arrive; --seed breaks ties between runs (and seeds random).
 
 settle reads the runs named by --for A.run,B.run (repeatable: each a comparison, A the baseline),
-read whole as `score` reads them, and --metric (default {HEADLINE}). --until settled (with --for,
-under any order) lists only the pairs it takes, in that order, until every named comparison would
-be settled in sign and t-test verdict (`qrelkit settled`) with each pair judged at the grade
-nearest the mean of the current labels' grade prior: an estimate, said on standard error.
+read whole as `score` reads them, and --metric (repeatable; default {HEADLINE}): with several,
+each metric's priorities are weighed so that its open interval widths count as much as another's,
+and every (comparison, metric) counts. Or --leaderboard FILE (saved by `qrelkit compare A B C
+--format json --out FILE`): its runs in ranking order (headline mean, best first), each adjacent
+pair a comparison (the one ranked below as A), and its metrics the stopping rule covers unless
+--metric. Adjacent pairs settle the ranking's order of means: if B>A and C>B hold under every
+labeling, C>A does too (exact for P, Success, RR; for nDCG, AP, R, Rprec a pair's range leaves a
+document only other runs retrieve unlabeled). Its run files must be where it recorded them and
+unchanged (sha256). --until settled (with --for or --leaderboard, under any order) lists only the
+pairs it takes, in that order, until every named comparison would be settled in sign and t-test
+verdict on every metric (`qrelkit settled`) with each pair judged at the grade nearest the mean of
+the current labels' grade prior: an estimate, said on standard error.
 
 TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
 """
+
+
+SETTLE_OPTIONS = options(
+    click.option(
+        "for_runs", "--for", multiple=True, metavar="A.run,B.run", help="A comparison to settle (repeatable)."
+    ),
+    click.option(
+        "--leaderboard",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Settle a saved leaderboard's ranking (`compare --format json --out`): each adjacent pair.",
+    ),
+    click.option(
+        "--metric", multiple=True, help=f"A measure the settle order settles (repeatable) [default: {HEADLINE}]."
+    ),
+    click.option("--until", type=click.Choice(["settled"]), help="Stop once every named comparison would be settled."),
+)
+"""--for (repeatable) or --leaderboard, --metric (repeatable), --until settled: what `settle` settles."""
 
 
 @click.command(help=QUEUE_HELP)
@@ -86,15 +121,7 @@ TSV lines are QUERY_ID<TAB>DOC_ID<TAB>PRIORITY; a higher priority comes first.
     help="Whose queue: their own assignments come first, as `qrelkit judge` shows them "
     "[default: $QRELKIT_ASSESSOR, else the login name].",
 )
-@click.option(
-    "for_runs",
-    "--for",
-    multiple=True,
-    metavar="A.run,B.run",
-    help="A comparison to settle (repeatable).",
-)
-@click.option("--metric", help=f"The measure the settle order settles [default: {HEADLINE}].")
-@click.option("--until", type=click.Choice(["settled"]), help="Stop once every --for comparison would be settled.")
+@SETTLE_OPTIONS
 @run_format_option
 @format_option("table", "tsv", "json")
 @click.pass_context
@@ -107,7 +134,8 @@ def queue(
     metrics: str | None,
     assessor: str | None,
     for_runs: tuple[str, ...],
-    metric: str | None,
+    leaderboard: Path | None,
+    metric: tuple[str, ...],
     until: str | None,
     run_format: RunFormat,
     fmt: str,
@@ -115,9 +143,7 @@ def queue(
     store = open_store(ctx)
     setup.check_stratum(store, stratum)
     who = judging.assessor_or_current(assessor)
-    comparisons = judging_queue.Comparisons.parse(for_runs, metric, run_format)
-    if until and comparisons is None:
-        raise UsageError("--until settled needs the comparisons to settle", "give --for A.run,B.run")
+    comparisons = _comparisons(for_runs, metric, run_format, leaderboard, until)
     items = judging_queue.ordered_queue(
         store, order, seed=seed, stratum=stratum, metrics=metrics, assessor=who, comparisons=comparisons
     )
@@ -135,6 +161,23 @@ def queue(
         show(queue_table(items, order))
         if not items:
             err.print("the queue is empty: every pooled pair is labeled (pool more with `qrelkit pool`)")
+
+
+def _comparisons(
+    for_runs: tuple[str, ...],
+    metric: tuple[str, ...],
+    run_format: RunFormat,
+    leaderboard: Path | None,
+    until: str | None,
+) -> judging_queue.Comparisons | None:
+    """--for or --leaderboard (with --metric), refused before anything starts; a leaderboard's
+    measures the stopping rule does not cover named on standard error."""
+    comparisons = judging_queue.Comparisons.parse(for_runs, metric, run_format, leaderboard=leaderboard)
+    if until and comparisons is None:
+        raise UsageError("--until settled needs the comparisons to settle", "give --for A.run,B.run or --leaderboard")
+    if comparisons is not None and comparisons.left_out:
+        say("not settled (the stopping rule does not cover them): ", data(", ".join(comparisons.left_out)), console=err)
+    return comparisons
 
 
 def _until_settled(store: Store, items: list[QueueItem], comparisons: judging_queue.Comparisons) -> list[QueueItem]:

@@ -57,6 +57,9 @@ class LeaderboardRow(_Model):
     """Compared queries this run has no document for (scored 0, paired as 0)."""
     queries: QueryCounts | None = None
     """The run's report's query counts (missing from the run, run-only, unlabeled)."""
+    path: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The run file `compare` scored, as an absolute path (`queue --leaderboard` reads it again and
+    checks it against the fingerprint's sha256); left out for a saved report or standard input."""
 
 
 class Sensitivity(_Model):

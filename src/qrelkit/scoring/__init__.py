@@ -28,6 +28,7 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     orders          the judging queue's orders, one declaration each (depth, impact, mtf, ...)
     settle          the stopping rule: the range of a delta over every labeling, its verdicts
     settle_order    the `settle` order's priorities, and its replay until settled
+    settle_joint    the `settle` order and its replay over several measures at once
     coverage        judged coverage of a run's top k (plain Python, for `status --runs`)
 """
 

@@ -37,7 +37,8 @@ RBP_PERSISTENCE = 0.8
 @dataclass(frozen=True)
 class OrderInput:
     """What an order may read. `impacts`: one per entry (the `impact` order needs them);
-    `comparisons` and `metric`: the run pairs a team cares about (for an order that settles them)."""
+    `comparisons` and `metrics` (or one `metric`): the run pairs a team cares about and the
+    measures they are settled on (for an order that settles them; default the headline)."""
 
     entries: Sequence[PoolEntry]
     runs: Sequence[RunLists] = ()
@@ -47,6 +48,8 @@ class OrderInput:
     impacts: Sequence[float] | None = None
     comparisons: Sequence[tuple[str, str]] = ()
     metric: str | None = None
+    metrics: Sequence[str] = ()
+    """Several measures (`metric` names one; `metrics`, when given, are the measures)."""
     max_grade: int | None = None
     """The scale's top grade (the `settle` order; default: the highest label, at least the
     relevance threshold)."""
@@ -234,18 +237,19 @@ def _rbp(x: OrderInput) -> Ranking:
 
 
 def _settle(x: OrderInput) -> Ranking:
-    """The expected narrowing of the named comparisons' delta intervals (`settle_order`); the
-    pairs that narrow none come after, in depth order."""
-    from .settle_order import input_matchups, priorities
+    """The expected narrowing of the named comparisons' delta intervals (`settle_order`), over
+    every measure named (`settle_joint`); the pairs that narrow none come after, in depth order."""
+    from .settle_joint import input_matchups_all, joint_priorities
 
     if not x.entries:
         return [], []
     if not x.comparisons:
         raise ScoringError("the settle order needs the comparisons it settles", "name them: --for A.run,B.run")
-    m, matchups, scale, prior = input_matchups(
-        x.runs, x.labels, x.comparisons, x.metric, x.relevance_threshold, x.max_grade
+    metrics = list(x.metrics) or ([x.metric] if x.metric is not None else [])
+    measures, matchups, scale, prior = input_matchups_all(
+        x.runs, x.labels, x.comparisons, metrics, x.relevance_threshold, x.max_grade
     )
-    weight = priorities(m, matchups, scale, prior)
+    weight = joint_priorities(measures, matchups, scale, prior)
     keyed: dict[int, tuple[float, ...]] = {
         i: (-weight[p],) for i, e in enumerate(x.entries) if weight.get(p := (e.query_id, e.doc_id), 0.0) > 0
     }
@@ -321,10 +325,11 @@ ORDERS: dict[str, OrderSpec] = {
         ),
         OrderSpec(
             "settle",
-            "pairs that narrow the named comparisons' delta intervals (--for A.run,B.run, --metric) the "
-            "most first: per comparison, the query's delta range width less its expected width once the "
-            "pair is labeled (the grade prior of the current labels), over the comparison's queries, summed "
-            "over the comparisons not yet settled; the rest in depth order",
+            "pairs that narrow the named comparisons' delta intervals (--for A.run,B.run or --leaderboard, "
+            "--metric) the most first: per comparison, the query's delta range width less its expected width "
+            "once the pair is labeled (the grade prior of the current labels), over the comparison's queries, "
+            "summed over the comparisons not yet settled; several measures: each measure's sum weighed by the "
+            "mean open width over its own, so that every (comparison, measure) counts; the rest in depth order",
             "qrelkit",
             frozenset({"runs", "labels", "comparisons"}),
             True,

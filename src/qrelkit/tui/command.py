@@ -25,8 +25,16 @@ BREAK_AFTER = click.option(
 
 
 def SETTLE_OPTIONS(f: Any) -> Any:  # noqa: N802 - a decorator, named like the options above
-    """--for A.run,B.run (repeatable) and --metric: what the settle order settles."""
-    f = click.option("--metric", help="The measure the settle order settles [default: nDCG@10].")(f)
+    """--for A.run,B.run (repeatable) or --leaderboard FILE, and --metric (repeatable): what the
+    settle order settles (see `qrelkit queue`)."""
+    f = click.option(
+        "--metric", "metrics", multiple=True, help="A measure the settle order settles (repeatable) [default: nDCG@10]."
+    )(f)
+    f = click.option(
+        "--leaderboard",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Settle a saved leaderboard's ranking (`compare --format json --out`): each adjacent pair.",
+    )(f)
     help = "A comparison to settle (repeatable)."
     return click.option("for_runs", "--for", multiple=True, metavar="A.run,B.run", help=help)(f)
 
@@ -101,7 +109,8 @@ def make_app(
     role: Role | None,
     break_after: str = "50m",
     for_runs: tuple[str, ...] = (),
-    metric: str | None = None,
+    metrics: tuple[str, ...] = (),
+    leaderboard: Path | None = None,
 ) -> JudgeApp:
     """The app `judge` runs, on a session opened in `role` (a served session without one is an
     assessor's: only a token's adjudicator role opens adjudication in a browser)."""
@@ -114,9 +123,9 @@ def make_app(
     given: Role = role or ("assessor" if served else "adjudicator")
     if adjudicate and given != "adjudicator":
         raise UsageError("--adjudicate needs the adjudicator role", "an assessor's session judges only")
-    comparisons = Comparisons.parse(for_runs, metric)
+    comparisons = Comparisons.parse(for_runs, metrics, leaderboard=leaderboard)
     if order == "settle" and comparisons is None:
-        raise UsageError("the settle order needs the comparisons it settles", "give --for A.run,B.run")
+        raise UsageError("the settle order needs the comparisons it settles", "give --for A.run,B.run or --leaderboard")
     session = open_session(db, assessor, stratum=stratum, query=query_id, order=order, seed=seed, role=given)
     session.comparisons = comparisons  # the settle order's runs (read when the queue is computed)
     return JudgeApp(session, query=query_id, adjudicate=adjudicate, served=served, signals=True, break_after=pause)

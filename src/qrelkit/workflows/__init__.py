@@ -5,6 +5,7 @@
     scoring     score run files (each read once) into fingerprinted reports
     compare     pair two runs or reports; comparability; CI gates
     settling    `qrelkit settled`: can a labeling still change B - A; judgments until it cannot
+    comparisons  the run pairs and measures a settle queue settles (`--for`, a saved leaderboard)
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
@@ -58,6 +59,7 @@ MODULES = (
     "assessors",
     "browsing",
     "calibration",
+    "comparisons",
     "compare",
     "demo",
     "disagreement_order",

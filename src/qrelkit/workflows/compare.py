@@ -12,15 +12,18 @@ from typing import TYPE_CHECKING
 
 from .. import versioning
 from ..errors import UsageError
+from ..formats import as_text
+from ..formats.paths import is_stdin
 from ..models import HEADLINE, RECALL, Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
 from ..scoring.names import parse_measure, split_outside
 from ..scoring.paired import canonical_report
 from ..storage import Store
 from .scoring import display_names, numbered, score_run
-from .sources import choose_source, merge, plan, refuse_empty_metrics
+from .sources import ScoringPlan, ScoringSource, choose_source, merge, plan, refuse_empty_metrics
 
 if TYPE_CHECKING:
     from ..formats.trec import RunFormat
+    from .settling import SettledRow
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class CompareOptions:
     """How TREC text runs are laid out (`formats.trec.RUN_FORMATS`)."""
     keep_unlabeled: bool = False
     """Score the golden-set queries with no label as 0 (runs only; default: left out, counted)."""
+    settled: bool = False
+    """Two run files: the stopping rule's verdict per measure it covers (`settling.settled_rows`),
+    against the source and queries the runs were scored with; not under --allow-mismatch."""
 
 
 @dataclass(frozen=True)
@@ -101,9 +107,22 @@ class CompareOutcome:
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """How runs were read when not as scores (`read_notes`)."""
+    settled: list[SettledRow] = field(default_factory=list)
+    """With `CompareOptions.settled`: a row per measure the stopping rule covers."""
 
 
-def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> list[ScoreReport]:
+@dataclass(frozen=True)
+class Inputs:
+    """The inputs as reports, the run file each was scored from (None: a saved report), and the
+    source and plan the runs were scored with (None: reports only)."""
+
+    reports: list[ScoreReport]
+    paths: list[Path | None]
+    source: ScoringSource | None = None
+    chosen: ScoringPlan | None = None
+
+
+def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[], Store]) -> Inputs:
     """Each input as one or more per-query reports: a saved report file holds one or several, a run
     is scored here (every run against the same source, with the same measures)."""
     from ..formats.reports import read_reports
@@ -117,6 +136,8 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
             "--profile chooses what to score: it needs a run file", "use --metrics to pick from the reports"
         )
     scored: dict[int, list[ScoreReport]] = {}  # by position: the same file may be given twice
+    source: ScoringSource | None = None
+    chosen: ScoringPlan | None = None
     if runs:
         source = choose_source(
             open_store,
@@ -135,7 +156,13 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         at = [i for i, p in enumerate(paths) if p not in saved]
         for i, run, name in zip(at, runs, display_names(runs), strict=True):
             scored[i] = [score_run(source, run, chosen, per_query=True, name=name, run_format=opts.run_format)]
-    return [r for i, p in enumerate(paths) for r in (saved.get(p) or scored[i])]
+    reports: list[ScoreReport] = []
+    origins: list[Path | None] = []
+    for i, p in enumerate(paths):
+        held = saved.get(p) or scored[i]
+        reports += held
+        origins += [None if p in saved else p] * len(held)
+    return Inputs(reports, origins, source, chosen)
 
 
 def _extra(opts: CompareOptions) -> list[str]:
@@ -158,7 +185,8 @@ def compare_any(
 ) -> CompareOutcome | LeaderboardOutcome:
     """Two reports: their paired comparison (unless `opts.leaderboard`); more: the leaderboard of
     the first (the baseline) against the others."""
-    reports = _inputs(paths, opts, open_store)
+    read = _inputs(paths, opts, open_store)
+    reports = read.reports
     if len(reports) < 2:
         raise UsageError(
             f"compare needs at least two reports, the inputs hold {len(reports)}",
@@ -166,8 +194,38 @@ def compare_any(
         )
     notes = read_notes(reports)
     if len(reports) == 2 and not opts.leaderboard:
-        return dataclasses.replace(_pairwise(reports[0], reports[1], opts), notes=notes)
-    return dataclasses.replace(_leaderboard(reports, opts), notes=notes)
+        pairwise = _pairwise(reports[0], reports[1], opts)
+        return dataclasses.replace(pairwise, notes=notes, settled=_settled(read, opts, pairwise.comparison))
+    outcome = _leaderboard(reports, opts)
+    board = outcome.leaderboard
+    rows = [
+        row.model_copy(update={"path": recorded(p)}) if p else row
+        for row, p in zip(board.rows, read.paths, strict=True)
+    ]
+    return dataclasses.replace(outcome, leaderboard=board.model_copy(update={"rows": rows}), notes=notes)
+
+
+def recorded(path: Path) -> str | None:
+    """A run file's path as a leaderboard records it: absolute (None for standard input, which
+    cannot be read again later, and when not UTF-8: JSON cannot hold it as it is)."""
+    import os
+
+    if is_stdin(path):
+        return None
+    text = os.fspath(path.absolute())
+    return text if as_text(text) == text else None
+
+
+def _settled(read: Inputs, opts: CompareOptions, c: Comparison) -> list[SettledRow]:
+    """`CompareOptions.settled` for two run files: reading the source and plan again would take
+    the labels (and a version's check) twice; the runs are read again, whole, as the scoring
+    streamed them in blocks and kept no ranking."""
+    from . import settling
+
+    a, b = read.paths
+    if not opts.settled or opts.allow_mismatch or a is None or b is None or read.source is None or not read.chosen:
+        return []
+    return settling.settled_rows(read.source, read.chosen, (a, b), list(c.metrics), opts.run_format)
 
 
 def read_notes(reports: Sequence[ScoreReport]) -> list[str]:
@@ -331,7 +389,7 @@ def sensitivity(paths: Sequence[Path], opts: CompareOptions, open_store: Callabl
     baseline of the paired differences; three or more give the discriminative power)."""
     from ..scoring import leaderboard
 
-    reports = _inputs(paths, opts, open_store)
+    reports = _inputs(paths, opts, open_store).reports
     names = run_names(reports)
     for j in range(1, len(reports)):
         refuse_mismatches(reports[0], reports[j], opts, f"{names[0]} vs {names[j]}: ")

@@ -93,7 +93,7 @@ class JudgingSession(Leasing, DuplicateVotes):
     order: QueueOrder = "impact"
     """The judging queue's order (`qrelkit queue --order`): documents and next queries follow it."""
     seed: int = 0
-    comparisons: Comparisons | None = None  # what the `settle` order settles (`judge --for`)
+    comparisons: Comparisons | None = None  # what the `settle` order settles (`judge --for`, `--leaderboard`)
     role: Role = "adjudicator"
     """What the session may do: an `assessor` judges; an `adjudicator` also settles and clears
     pairs (`settle`, `clear`). `qrelkit serve` starts each session in its token's role."""

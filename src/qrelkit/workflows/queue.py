@@ -4,60 +4,15 @@ the judging screen (an assessor's own pending assignments first, then the queue'
 from __future__ import annotations
 
 from collections.abc import Sequence, Set
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, UsageError
+from ..errors import UsageError
 from ..models import TILES, QueueItem, QueueOrder
 from ..storage import LabelRow, Store
+from .comparisons import Comparisons as Comparisons  # where `--for` and `--leaderboard` are read
 
 if TYPE_CHECKING:
-    from ..formats.trec import RunFormat
     from ..scoring.arrays import RunLists
-
-
-@dataclass(frozen=True)
-class Comparisons:
-    """The run pairs a `settle` queue settles (`--for A.run,B.run`, repeatable) and its measure."""
-
-    pairs: Sequence[tuple[Path, Path]] = ()
-    metric: str | None = None
-    run_format: RunFormat = "auto"
-
-    @classmethod
-    def parse(cls, given: Sequence[str], metric: str | None, run_format: RunFormat = "auto") -> Comparisons | None:
-        """Each `--for A.run,B.run` as a pair of paths (None when none is given). Refused here, before
-        anything starts, when a run is no file or the metric no measure: the queue reads the runs
-        later, in `judge` in a worker whose error no one would see."""
-        from ..formats.paths import display
-        from ..scoring.names import parse_measure
-
-        pairs = []
-        for text in given:
-            parts = text.split(",")
-            if len(parts) != 2 or not all(p.strip() for p in parts):
-                raise UsageError(f"--for {text!r} names {len(parts)} runs", "give two runs: --for A.run,B.run")
-            pair = (Path(parts[0].strip()), Path(parts[1].strip()))
-            for path in pair:
-                if not path.is_file():
-                    raise InputError("no such file", "check the path; --for takes run files", path=display(path))
-            pairs.append(pair)
-        if pairs and metric is not None:
-            parse_measure(metric)
-        return cls(pairs, metric, run_format) if pairs else None
-
-    def read(self) -> tuple[list[RunLists], list[tuple[str, str]]]:
-        """The runs, each read whole as `score` reads it and named as `compare` names it, and the
-        pairs by those names."""
-        from ..scoring.arrays import RunLists
-        from .scoring import display_names
-        from .settling import read_ranked
-
-        paths = list(dict.fromkeys(p for pair in self.pairs for p in pair))
-        names = dict(zip(paths, display_names(paths), strict=True))
-        runs = [RunLists(names[p], read_ranked(p, self.run_format)) for p in paths]
-        return runs, [(names[a], names[b]) for a, b in self.pairs]
 
 
 def run_lists(store: Store) -> list[RunLists]:
@@ -120,7 +75,8 @@ def ordered_queue(
     order, and so do the orders that follow the runs. `disagreement`: where the machine assessors
     are unsure first (`disagreement_order`). With `assessor`, the pairs assigned to them that they
     have not judged come first (in queue order where the queue has them), marked `assigned`.
-    `settle` needs `comparisons` (`--for`): the runs it reads are theirs, not the pooled ones."""
+    `settle` needs `comparisons` (`--for`, `--leaderboard`): the runs it reads are theirs, not
+    the pooled ones, and it settles them over every measure they name."""
     from ..scoring.orders import ORDERS, OrderInput, order_entries
     from .sources import refuse_empty_metrics
 
@@ -132,7 +88,9 @@ def ordered_queue(
         entries = [e for e in entries if strata.get(e.query_id) == stratum]
     needs = ORDERS[order].needs if order in ORDERS else frozenset()
     if "comparisons" in needs and (comparisons is None or not comparisons.pairs):
-        raise UsageError(f"the {order} order needs the comparisons it settles", "give --for A.run,B.run")
+        raise UsageError(
+            f"the {order} order needs the comparisons it settles", "give --for A.run,B.run or --leaderboard FILE"
+        )
     labels = labels_by_query(work.labels) if needs & {"labels", "impacts"} else {}
     scores = None
     if "impacts" in needs:
@@ -151,10 +109,17 @@ def ordered_queue(
             relevance_threshold=store.settings.scale.relevance_threshold,
             impacts=scores,
             comparisons=pairs,
-            metric=comparisons.metric if comparisons is not None else None,
+            metrics=comparisons.metrics if comparisons is not None else (),
             max_grade=store.settings.scale.max_grade,
         )
         items = order_entries(given, order)
+    return _assigned_first(store, items, assessor, stratum, strata)
+
+
+def _assigned_first(
+    store: Store, items: list[QueueItem], assessor: str | None, stratum: str | None, strata: dict[str, str]
+) -> list[QueueItem]:
+    """The assessor's pending assignments (of the stratum) first, in queue order, then the rest."""
     mine = store.log.pending_assignments(assessor) if assessor is not None else []
     mine = [p for p in mine if stratum is None or strata.get(p[0]) == stratum]
     if not mine:
@@ -167,16 +132,17 @@ def ordered_queue(
 
 
 def until_settled(store: Store, items: Sequence[QueueItem], comparisons: Comparisons) -> int | None:
-    """How many of `items` (in order) it takes until every comparison would be settled, each
-    judged at the grade nearest the prior's mean (`settle_order.replay`: an estimate); 0: already
-    settled; None: not within them."""
-    from ..scoring.settle_order import expected_grade, input_matchups, replay
+    """How many of `items` (in order) it takes until every comparison would be settled under every
+    measure, each pair judged at the grade nearest the prior's mean (`settle_order.replay`: an
+    estimate); 0: already settled; None: not within them."""
+    from ..scoring.settle_joint import every, input_matchups_all, replay_all
+    from ..scoring.settle_order import expected_grade
 
     runs, pairs = comparisons.read()
     labels = labels_by_query(store.reads.open_work().labels)
     scale = store.settings.scale
-    m, matchups, settle_scale, prior = input_matchups(
-        runs, labels, pairs, comparisons.metric, scale.relevance_threshold, scale.max_grade
+    measures, matchups, settle_scale, prior = input_matchups_all(
+        runs, labels, pairs, comparisons.metrics, scale.relevance_threshold, scale.max_grade
     )
     pending = [(i.query_id, i.doc_id) for i in items]
-    return replay(m, matchups, settle_scale, pending, expected_grade(prior)).every
+    return every(replay_all(measures, matchups, settle_scale, pending, expected_grade(prior)))

@@ -1,11 +1,13 @@
 """`qrelkit settled A B`: per measure, whether any labeling of the unlabeled documents could still
 change the sign of B - A or the paired t-test's verdict, and an estimate of the judgments, in the
-`settle` order, until neither can (`scoring.settle`, `scoring.settle_order`).
+`settle` order, until neither can (`scoring.settle`, `scoring.settle_order`, `scoring.settle_joint`).
 
-The two runs are read as `score` reads them and scored against the same source (the store,
---golden or --qrels, with --max-grade and --relevance-level), over the same queries: the golden
-set's queries with a label (or, --keep-unlabeled-queries, all of them), a query a run lacks
-scoring 0.
+The two runs (or each adjacent pair of a saved leaderboard's ranking, `comparisons`) are read as
+`score` reads them and scored against the same source (the store, --golden or --qrels, with
+--max-grade and --relevance-level), over the same queries: the golden set's queries with a label
+(or, --keep-unlabeled-queries, all of them; a --profile's strata only), a query a run lacks
+scoring 0. `compare`'s `settled:` lines (`settled_rows`) take the source and plan `compare`
+scored with instead of reading them again.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..models import HEADLINE
+from .comparisons import read_ranked
 from .scoring import check_shared_queries, display_names
-from .sources import ScoringSource, choose_source, plan
+from .sources import ScoringPlan, ScoringSource, choose_source, plan
 
 if TYPE_CHECKING:
     import numpy as np
@@ -68,15 +71,6 @@ class SettledReport:
     rows: list[SettledRow] = field(default_factory=list)
 
 
-def read_ranked(path: Path, run_format: RunFormat = "auto") -> dict[str, list[str]]:
-    """A run's documents per query, whole, in trec_eval order (as `score` ranks them)."""
-    from ..formats.runs import read_run_file
-    from ..scoring.arrays import top_columns
-
-    run = read_run_file(path, run_format)
-    return top_columns(run.columns, len(run.columns.query))
-
-
 def source_labels(source: ScoringSource) -> dict[str, dict[str, int]]:
     """query -> document -> grade of the source's labels (a negative grade is no label)."""
     labels: dict[str, dict[str, int]] = {}
@@ -114,33 +108,47 @@ def prior_of(labels: Mapping[str, Mapping[str, int]], max_grade: int) -> npt.NDA
 
 
 def settle_sequence(
-    m: Measure, matchups: Sequence[Matchup], scale: Scale, prior: npt.NDArray[np.float64]
+    measures: Sequence[Measure], matchups: Sequence[Matchup], scale: Scale, prior: npt.NDArray[np.float64]
 ) -> list[Pair]:
-    """Every open pair of the comparisons in the settle order (priority, then depth: best rank
-    in the compared runs, query, document), as `queue --order settle` would list them."""
+    """Every open pair of the comparisons under any of the measures in the settle order (priority
+    over every measure, `settle_joint`, then depth: best rank in the compared runs, query,
+    document), as `queue --order settle` would list them."""
     from ..scoring.settle import query_range
-    from ..scoring.settle_order import priorities
+    from ..scoring.settle_joint import joint_priorities
 
     best: dict[Pair, int] = {}
-    for mu in matchups:
-        for c in mu.cases:
-            r = query_range(m, c, scale)
-            if not r.open_docs:
-                continue
-            rank: dict[str, int] = {}
-            for run in (c.run_b, c.run_a):
-                rank.update({d: min(i + 1, rank.get(d, i + 1)) for i, d in enumerate(run)})
-            for d in r.open_docs:
-                best[(c.query_id, d)] = min(best.get((c.query_id, d), rank[d]), rank[d])
-    weight = priorities(m, matchups, scale, prior)
+    for m in measures:
+        for mu in matchups:
+            for c in mu.cases:
+                r = query_range(m, c, scale)
+                if not r.open_docs:
+                    continue
+                rank: dict[str, int] = {}
+                for run in (c.run_b, c.run_a):
+                    rank.update({d: min(i + 1, rank.get(d, i + 1)) for i, d in enumerate(run)})
+                for d in r.open_docs:
+                    best[(c.query_id, d)] = min(best.get((c.query_id, d), rank[d]), rank[d])
+    weight = joint_priorities(measures, matchups, scale, prior)
     return sorted(best, key=lambda p: (-weight.get(p, 0.0), best[p], p[0], p[1]))
 
 
-def settled(
-    paths: Sequence[Path],
+@dataclass(frozen=True)
+class Settled:
+    """`qrelkit settled`: a report per comparison, and the default measures left out because the
+    stopping rule does not cover them (a profile's, a leaderboard's)."""
+
+    reports: list[SettledReport]
+    left_out: list[str] = field(default_factory=list)
+
+
+def settled_all(
+    pairs: Sequence[tuple[Path, Path]],
     metrics: Sequence[str],
     open_store: Callable[[], Store],
     *,
+    names: Sequence[tuple[str, str]] = (),
+    default_metrics: Sequence[str] = (),
+    profile: str | None = None,
     golden: Path | None = None,
     qrels: Path | None = None,
     verify: bool = True,
@@ -149,52 +157,131 @@ def settled(
     run_format: RunFormat = "auto",
     keep_unlabeled: bool = False,
     estimate: bool = True,
-    covered_only: bool = False,
-) -> SettledReport:
-    """The report of `qrelkit settled` for runs A, B (`paths`) and `metrics` (default: the headline).
-    `estimate=False` leaves out the judgments until settled (None); `covered_only` leaves out the
-    measures the stopping rule does not cover instead of refusing them (`compare`'s lines)."""
-    from ..scoring.names import parse_measure
-    from ..scoring.settle import EXACTNESS, Scale, delta_range, refuse_unsupported
-    from ..scoring.settle_order import Matchup, expected_grade, replay
-
-    if len(paths) != 2:
-        raise UsageError(f"settled compares two runs, got {len(paths)}", "give a baseline A and a candidate B")
+) -> Settled:
+    """`qrelkit settled` for run pairs (A, B) named `names` (default: as `compare` names the two
+    files), over `metrics` (each refused unless the stopping rule covers it), else
+    `default_metrics`, else the profile's (of these defaults, those the rule does not cover are
+    left out and named), else the headline; `profile`: its strata's queries too. The estimate
+    replays the settle order over every pair and measure at once; `estimate=False` leaves it out."""
+    if not pairs:
+        raise UsageError("settled needs a comparison", "give runs A B, or --leaderboard FILE")
     source = choose_source(
         open_store, golden=golden, qrels=qrels, verify=verify, max_grade=max_grade, relevance_level=relevance_level
     )
-    chosen = plan(source, metrics=",".join(metrics) if metrics else HEADLINE, keep_unlabeled=keep_unlabeled)
-    scale = Scale(source.info.scale.max_grade, source.info.scale.relevance_threshold)
-    measures = [parse_measure(x) for x in chosen.metrics]
-    if covered_only:
-        measures = [m for m in measures if covers(m, scale)]
-    for m in measures:
-        refuse_unsupported(m, scale)
-    names = display_names(paths)
-    ranked = []
-    for path, name in zip(paths, names, strict=True):
-        lists = read_ranked(path, run_format)
-        check_shared_queries(source, set(lists), next(iter(lists), None), name)
-        ranked.append(lists)
+    wanted = list(metrics) or list(default_metrics)
+    chosen = plan(
+        source, metrics=",".join(wanted) if wanted else (None if profile else HEADLINE), profile=profile,
+        keep_unlabeled=keep_unlabeled,
+    )  # fmt: skip
+    measures, left_out = _measures(chosen.metrics, source, strict=bool(metrics) or not (default_metrics or profile))
+    if not measures:
+        raise UsageError(
+            f"the stopping rule covers none of the measures ({', '.join(left_out)})", "name one with --metric"
+        )
+    named = list(names) or [_pair_names(pair) for pair in pairs]
+    reports = against(source, chosen, pairs, named, measures, run_format=run_format, estimate=estimate)
+    return Settled(reports, left_out)
+
+
+def settled_rows(
+    source: ScoringSource,
+    chosen: ScoringPlan,
+    paths: tuple[Path, Path],
+    metrics: Sequence[str],
+    run_format: RunFormat = "auto",
+) -> list[SettledRow]:
+    """`compare`'s `settled:` rows: runs A, B against the source and plan `compare` scored them
+    with (read once there), over the `metrics` the stopping rule covers, without the estimate."""
+    measures, _ = _measures(metrics, source, strict=False)
+    if not measures:
+        return []
+    (report,) = against(source, chosen, [paths], [_pair_names(paths)], measures, run_format=run_format, estimate=False)
+    return report.rows
+
+
+def _pair_names(pair: tuple[Path, Path]) -> tuple[str, str]:
+    a, b = display_names(list(pair))
+    return a, b
+
+
+def _measures(names: Sequence[str], source: ScoringSource, *, strict: bool) -> tuple[list[Measure], list[str]]:
+    """The measures, each refused if the stopping rule does not cover it (`strict`), else those it
+    covers and the names of the others."""
+    from ..scoring.names import parse_measure
+    from ..scoring.settle import refuse_unsupported
+
+    scale = _scale(source)
+    kept: list[Measure] = []
+    left: list[str] = []
+    for m in (parse_measure(x) for x in names):
+        if strict:
+            refuse_unsupported(m, scale)
+            kept.append(m)
+        elif covers(m, scale):
+            kept.append(m)
+        else:
+            left.append(m.name)
+    return kept, left
+
+
+def _scale(source: ScoringSource) -> Scale:
+    from ..scoring.settle import Scale
+
+    return Scale(source.info.scale.max_grade, source.info.scale.relevance_threshold)
+
+
+def against(
+    source: ScoringSource,
+    chosen: ScoringPlan,
+    pairs: Sequence[tuple[Path, Path]],
+    names: Sequence[tuple[str, str]],
+    measures: Sequence[Measure],
+    *,
+    run_format: RunFormat = "auto",
+    estimate: bool = True,
+) -> list[SettledReport]:
+    """A report per pair: each run read once (`comparisons.read_ranked`), every pair over the
+    plan's queries, the estimate the settle order over every pair and measure replayed."""
+    from ..scoring.settle import EXACTNESS, delta_range
+    from ..scoring.settle_joint import replay_all
+    from ..scoring.settle_order import Matchup, expected_grade
+
+    scale = _scale(source)
+    read: dict[Path, dict[str, list[str]]] = {}
+    ranked: dict[str, dict[str, list[str]]] = {}
+    for pair, pair_names in zip(pairs, names, strict=True):
+        for path, name in zip(pair, pair_names, strict=True):
+            if name not in ranked:
+                if path not in read:
+                    read[path] = read_ranked(path, run_format)
+                lists = read[path]
+                check_shared_queries(source, set(lists), next(iter(lists), None), name)
+                ranked[name] = lists
     labels = source_labels(source)
-    queries = evaluated(source, chosen.queries, keep_unlabeled)
-    both = cases(queries, ranked[0], ranked[1], labels)
+    queries = evaluated(source, chosen.queries, chosen.keep_unlabeled)
+    matchups = [Matchup(a, b, cases(queries, ranked[a], ranked[b], labels)) for a, b in names]
     prior = prior_of(labels, scale.max_grade)
     grade = expected_grade(prior)
-    rows = []
-    for m in measures:
-        r: DeltaRange = delta_range(m, both, scale)
-        matchup = [Matchup(names[0], names[1], both)]
-        est = replay(m, matchup, scale, settle_sequence(m, matchup, scale, prior) if estimate else [], grade)
-        rows.append(
-            SettledRow(
-                metric=m.name, now=r.now, low=r.low, high=r.high, sign=r.sign, significance=r.significance,
-                exact_queries=r.exact_queries, queries=len(r.queries), open_pairs=r.open_pairs,
-                to_settle_sign=est.sign[0] if estimate else None, to_settle=est.settled[0] if estimate else None,
-                exactness=EXACTNESS[m.family],
-            )
-        )  # fmt: skip
-    return SettledReport(names[0], names[1], len(queries), grade, rows)
+    replays = (
+        replay_all(measures, matchups, scale, settle_sequence(measures, matchups, scale, prior), grade)
+        if estimate
+        else None
+    )
+    reports = []
+    for i, mu in enumerate(matchups):
+        rows = []
+        for j, m in enumerate(measures):
+            r: DeltaRange = delta_range(m, mu.cases, scale)
+            rows.append(
+                SettledRow(
+                    metric=m.name, now=r.now, low=r.low, high=r.high, sign=r.sign, significance=r.significance,
+                    exact_queries=r.exact_queries, queries=len(r.queries), open_pairs=r.open_pairs,
+                    to_settle_sign=replays[j].sign[i] if replays else None,
+                    to_settle=replays[j].settled[i] if replays else None, exactness=EXACTNESS[m.family],
+                )
+            )  # fmt: skip
+        reports.append(SettledReport(mu.a, mu.b, len(queries), grade, rows))
+    return reports
 
 
 def covers(m: Measure, scale: Scale) -> bool:
