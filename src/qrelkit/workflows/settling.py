@@ -150,24 +150,25 @@ def settled(
     keep_unlabeled: bool = False,
     estimate: bool = True,
     covered_only: bool = False,
+    source: ScoringSource | None = None,
 ) -> SettledReport:
     """The report of `qrelkit settled` for runs A, B (`paths`) and `metrics` (default: the headline).
     `estimate=False` leaves out the judgments until settled (None); `covered_only` leaves out the
-    measures the stopping rule does not cover instead of refusing them (`compare`'s lines)."""
+    measures the stopping rule does not cover instead of refusing them (`compare`'s lines).
+    `source`: these labels instead of the ones chosen from the store, --golden or --qrels (the
+    judging screen's: those its assessor sees, `settle_watch.seen_by`)."""
     from ..scoring.names import parse_measure
     from ..scoring.settle import EXACTNESS, Scale, delta_range, refuse_unsupported
     from ..scoring.settle_order import Matchup, expected_grade, replay
 
     if len(paths) != 2:
         raise UsageError(f"settled compares two runs, got {len(paths)}", "give a baseline A and a candidate B")
-    source = choose_source(
+    source = source or choose_source(
         open_store, golden=golden, qrels=qrels, verify=verify, max_grade=max_grade, relevance_level=relevance_level
     )
     chosen = plan(source, metrics=",".join(metrics) if metrics else HEADLINE, keep_unlabeled=keep_unlabeled)
     scale = Scale(source.info.scale.max_grade, source.info.scale.relevance_threshold)
-    measures = [parse_measure(x) for x in chosen.metrics]
-    if covered_only:
-        measures = [m for m in measures if covers(m, scale)]
+    measures = [m for m in map(parse_measure, chosen.metrics) if not covered_only or covers(m, scale)]
     for m in measures:
         refuse_unsupported(m, scale)
     names = display_names(paths)
@@ -185,12 +186,12 @@ def settled(
     for m in measures:
         r: DeltaRange = delta_range(m, both, scale)
         matchup = [Matchup(names[0], names[1], both)]
-        est = replay(m, matchup, scale, settle_sequence(m, matchup, scale, prior) if estimate else [], grade)
+        est = replay(m, matchup, scale, settle_sequence(m, matchup, scale, prior), grade) if estimate else None
         rows.append(
             SettledRow(
                 metric=m.name, now=r.now, low=r.low, high=r.high, sign=r.sign, significance=r.significance,
                 exact_queries=r.exact_queries, queries=len(r.queries), open_pairs=r.open_pairs,
-                to_settle_sign=est.sign[0] if estimate else None, to_settle=est.settled[0] if estimate else None,
+                to_settle_sign=est.sign[0] if est else None, to_settle=est.settled[0] if est else None,
                 exactness=EXACTNESS[m.family],
             )
         )  # fmt: skip
