@@ -8,7 +8,9 @@ seconds took up to 140 ms (`benchmarks/bench_tui.py`). In a process of its own, 
 priority, it takes the screen nothing. The result is the same function's (`queue.ordered_queue`),
 read from the same committed store: tests/tui/test_queue_process.py holds the two equal. A small
 store (under `PROCESS_ABOVE` events) is computed in the thread as before: starting a process
-costs more than it saves there. If the process cannot start or fails, the thread computes it."""
+costs more than it saves there. If the process cannot start or fails, the thread computes it.
+The judging screen's settle line computes its verdicts in a process of its own the same way
+(`QueueProcess.call`, `settle_watch`)."""
 
 from __future__ import annotations
 
