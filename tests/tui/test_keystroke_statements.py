@@ -16,8 +16,11 @@ import pytest
 
 from qrelkit.models import utcnow
 from qrelkit.storage import Store
+from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.screens import judging as judging_screen
 from qrelkit.tui.screens.judging import JudgingScreen
+from qrelkit.workflows.judging import JudgingSession
+from qrelkit.workflows.queue import Comparisons
 
 from .conftest import judge_app, make_store, until
 
@@ -59,12 +62,29 @@ def _committed(store: Store) -> list[tuple[str, str, int]]:
         other.close()
 
 
-async def test_a_grade_that_shows_the_next_document_costs_at_most_six_statements(shared_store: Store) -> None:
-    app = judge_app(shared_store, "ann", query="q1")
+def _with_settle_line(store: Store, folder: Path) -> JudgeApp:
+    """`judge --for A.run,B.run --metric P@1`: the settle line, checked after every judgment."""
+    runs = [folder / "A.run", folder / "B.run"]
+    for run, docs in zip(runs, (["d1", "d2", "d3", "d4"], ["d4", "d3", "d2", "d1"]), strict=True):
+        run.write_text("".join(f"q1 Q0 {d} {n} {9 - n} X\n" for n, d in enumerate(docs, 1)))
+    session = JudgingSession(store, "ann")
+    session.comparisons = Comparisons.parse([f"{runs[0]},{runs[1]}"], "P@1")
+    return JudgeApp(session, query="q1")
+
+
+@pytest.mark.parametrize("settle_line", [False, True], ids=["alone", "with-the-settle-line"])
+async def test_a_grade_that_shows_the_next_document_costs_at_most_six_statements(
+    shared_store: Store, settle_line: bool, tmp_path: Path
+) -> None:
+    """With the settle line (`--for`) too: its check reads on a connection of its own, in a
+    worker thread (and a process), never on the keystroke's."""
+    app = _with_settle_line(shared_store, tmp_path) if settle_line else judge_app(shared_store, "ann", query="q1")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, JudgingScreen)
         await until(pilot, lambda: app.session._queue is not None)  # the queue worker is done
+        if settle_line:  # its first verdicts are in
+            await until(pilot, lambda: app.settle_watch is not None and app.settle_watch.latest is not None)
         await pilot.pause()
         shown = []
         other = shared_store.reader()  # another connection commits between the keys: no cost
@@ -89,3 +109,8 @@ async def test_a_grade_that_shows_the_next_document_costs_at_most_six_statements
         # ann's assignment first (d3, shared with bob: the state saved shows it), then d1, d4
         assert shown == ["d1", "d4"]
         assert next(d for d in screen.docs if d.doc_id == "d3").shared
+        if settle_line:  # each judgment was checked, off the key path
+            watch = app.settle_watch
+            assert watch is not None
+            await until(pilot, lambda: not watch.view().stale)
+            assert watch.latest is not None and watch.latest.seq == shared_store.log.size()

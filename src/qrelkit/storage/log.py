@@ -239,6 +239,16 @@ class Log(Part):
         )
         return [(q, d) for q, d in self.conn.execute(sql, [assessor, assessor])]
 
+    def shared_assignments(self, assessor: str) -> list[tuple[str, str]]:
+        """Pairs assigned to `assessor` and to someone else too (`assign --overlap`, a recheck):
+        the pairs that can be blind to them (`workflows.pairs.blind_docs` says which are)."""
+        sql = (
+            "SELECT a.query_id, a.doc_id FROM assignments a WHERE a.assessor = ? AND EXISTS "
+            "(SELECT 1 FROM assignments b WHERE b.query_id = a.query_id AND b.doc_id = a.doc_id "
+            "AND b.assessor != a.assessor) ORDER BY a.query_id, a.doc_id"
+        )
+        return [(q, d) for q, d in self.conn.execute(sql, [assessor])]
+
     def votes(self) -> dict[tuple[str, str], resolution.PairVotes]:
         """Each assessor's latest vote and the latest adjudicated grade, for every pair (reads
         the whole log: for agreement and adjudication, not for the hot paths)."""

@@ -20,6 +20,7 @@ from textual.worker import WorkerFailed
 from ..render.styles import visible
 from ..workflows import pacing
 from ..workflows.judging import JudgingSession
+from ..workflows.settle_watch import SettleWatch
 from .messages import HeldSaved, QueueReady, QueueStale
 from .screens.query_list import QueryListScreen, adjudication_screen, judging_screen
 from .sight import Sighted
@@ -65,6 +66,9 @@ class JudgeApp(App[None]):
         self._queue_ready = False
         self._seeded = False
         """A queue computation has reached the screens."""
+        self.settle_watch = SettleWatch.of(session)
+        """Whether the comparisons `judge --for` names are settled (None: none named), for the
+        judging screens' settle line (`widgets.settle_line`)."""
         self.pace = pacing.Pace(break_after=break_after)
         """The session's pace across its judging screens: active seconds per document, the
         median, the stretch of work since the last break (`workflows.pacing`)."""
@@ -194,5 +198,7 @@ class JudgeApp(App[None]):
 
     def on_unmount(self) -> None:
         self.session.stop_queue()  # a computation under way ends with the app, not seconds after it
+        if self.settle_watch is not None:
+            self.settle_watch.close()
         gc.enable()
         gc.unfreeze()

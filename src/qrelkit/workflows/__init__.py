@@ -6,6 +6,7 @@
     compare     pair two runs or reports; comparability; CI gates
     settling    `qrelkit settled`: can a labeling still change B - A; judgments until it cannot
     comparisons  the run pairs and measures a settle queue settles (`--for`, a saved leaderboard)
+    settle_watch  the judging screen's settle line: `settled` off the key path, blind pairs left out
     pooling     pool runs into the store; run coverage
     queue       the judging queue (the same for `qrelkit queue` and the judging screen)
     queue_process  a large store's queue computed in a process of its own (never in the screen's)
@@ -88,6 +89,7 @@ MODULES = (
     "saved",
     "scoring",
     "serving",
+    "settle_watch",
     "settling",
     "setup",
     "sources",

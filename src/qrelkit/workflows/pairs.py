@@ -45,14 +45,14 @@ def states(pairs: Pairs, query_id: str, order: list[str], *, assessor: str | Non
     events, shared = pairs.events, pairs.shared
     votes = resolution.votes_of(events)
     times = {seq: e.timestamp for seq, e in events}
-    hidden = {d for d, who in shared.items() if assessor in who} if blind and assessor is not None else set()
+    hidden = blind_docs(votes, shared, query_id, assessor) if blind and assessor is not None else set()
     held = _held(pairs, assessor)
     notes = _notes(events)
     policy = pairs.settings.label_policy
     found = []
     for d in order:
         v, adjudicated = votes.get((query_id, d), ([], None))
-        if d in hidden and adjudicated is None and not any(x.assessor == assessor and x.grade is not None for x in v):
+        if d in hidden:
             found.append(_blind(d, [x for x in v if x.assessor == assessor], times, held.get(d)))
             continue
         state = _state(d, v, adjudicated, policy, times, shared=d in shared)
@@ -61,6 +61,32 @@ def states(pairs: Pairs, query_id: str, order: list[str], *, assessor: str | Non
         update["evidence"] = evidence_of(v)
         found.append(state.model_copy(update=update))
     return found
+
+
+def blind_docs(
+    votes: dict[tuple[str, str], resolution.PairVotes], shared: dict[str, set[str]], query_id: str, assessor: str
+) -> set[str]:
+    """The query's documents blind to `assessor`: assigned to them and to others (`shared`), not
+    adjudicated, and not graded by them yet (`votes`: the query's, `resolution.votes_of`)."""
+    hidden = set()
+    for d, who in shared.items():
+        v, adjudicated = votes.get((query_id, d), ([], None))
+        graded = any(x.assessor == assessor and x.grade is not None for x in v)
+        if assessor in who and adjudicated is None and not graded:
+            hidden.add(d)
+    return hidden
+
+
+def blind_pairs(store: Store, assessor: str) -> set[tuple[str, str]]:
+    """Every (query, document) pair blind to `assessor` (`blind_docs`), read one query with a
+    shared assignment of theirs at a time: what a judging screen leaves out of what it derives
+    from the labels (`settle_watch.seen_by`)."""
+    queries: dict[str, None] = dict.fromkeys(q for q, _ in store.log.shared_assignments(assessor))
+    hidden: set[tuple[str, str]] = set()
+    for q in queries:
+        pairs = store.log.pairs(q, besides=assessor)
+        hidden.update((q, d) for d in blind_docs(resolution.votes_of(pairs.events), pairs.shared, q, assessor))
+    return hidden
 
 
 def _blind(doc_id: str, mine: list[resolution.Vote], times: dict[int, datetime], held: str | None) -> DocState:

@@ -8,7 +8,9 @@ seconds took up to 140 ms (`benchmarks/bench_tui.py`). In a process of its own, 
 priority, it takes the screen nothing. The result is the same function's (`queue.ordered_queue`),
 read from the same committed store: tests/tui/test_queue_process.py holds the two equal. A small
 store (under `PROCESS_ABOVE` events) is computed in the thread as before: starting a process
-costs more than it saves there. If the process cannot start or fails, the thread computes it."""
+costs more than it saves there. If the process cannot start or fails, the thread computes it.
+The judging screen's settle line computes its verdicts in a process of its own the same way
+(`QueueProcess.call`, `settle_watch`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import os
 import pickle
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -57,16 +60,17 @@ def queue_rows(
 
 
 def serve(requests: BinaryIO, replies: BinaryIO) -> None:
-    """The queue process: one computation per request read from `requests`, each reply written
-    to `replies` (pickled), until the session closes the pipe."""
+    """The queue process: one computation per request read from `requests` (a module-level
+    function of qrelkit's and its arguments: `queue_rows`, `settle_watch.verdicts_at`), each
+    reply written to `replies` (pickled), until the session closes the pipe."""
     _lower_priority()
     while True:
         try:
-            request = pickle.load(requests)
+            function, args = pickle.load(requests)
         except EOFError:
             return
         try:
-            reply: tuple[str, object] = ("ok", queue_rows(*request))
+            reply: tuple[str, object] = ("ok", function(*args))
         except Exception as error:  # noqa: BLE001 - said to the session, which computes it itself
             reply = ("failed", repr(error))
         pickle.dump(reply, replies)
@@ -102,22 +106,35 @@ class QueueProcess:
         path = store.path
         if path is None or store.log.size() <= PROCESS_ABOVE:
             return None
-        try:
-            process = self._start()
-            assert process.stdin is not None and process.stdout is not None  # both are pipes
-            pickle.dump((path, order, seed, stratum, assessor, comparisons), process.stdin)
-            process.stdin.flush()
-            status, rows = pickle.load(process.stdout)
-        except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # it could not start, or it died
-            status, rows = "failed", None
-        if self.closed:
+        status, rows = self.call(queue_rows, (path, order, seed, stratum, assessor, comparisons))
+        if status == "closed":
             return []
-        if status != "ok":
-            self.close(closed=False)
+        if status != "ok" or not isinstance(rows, list):
             return None
         return [
             QueueItem.model_construct(query_id=q, doc_id=d, priority=p, best_rank=r, source=s) for q, d, p, r, s in rows
         ]
+
+    def call(self, function: Callable[..., object], args: tuple[object, ...]) -> tuple[str, object]:
+        """`function(*args)` computed in the process (started on the first call): ("ok", its
+        result); ("failed", None) when it raised or the process could not start or died (ended
+        then: the next call starts another); ("closed", None) once the session is closed."""
+        if self.closed:
+            return "closed", None
+        try:
+            process = self._start()
+            assert process.stdin is not None and process.stdout is not None  # both are pipes
+            pickle.dump((function, args), process.stdin)
+            process.stdin.flush()
+            status, result = pickle.load(process.stdout)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # it could not start, or it died
+            status, result = "failed", None
+        if self.closed:
+            return "closed", None
+        if status != "ok":
+            self.close(closed=False)
+            return "failed", None
+        return "ok", result
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:

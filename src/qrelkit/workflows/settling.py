@@ -157,15 +157,18 @@ def settled_all(
     run_format: RunFormat = "auto",
     keep_unlabeled: bool = False,
     estimate: bool = True,
+    source: ScoringSource | None = None,
 ) -> Settled:
     """`qrelkit settled` for run pairs (A, B) named `names` (default: as `compare` names the two
     files), over `metrics` (each refused unless the stopping rule covers it), else
     `default_metrics`, else the profile's (of these defaults, those the rule does not cover are
     left out and named), else the headline; `profile`: its strata's queries too. The estimate
-    replays the settle order over every pair and measure at once; `estimate=False` leaves it out."""
+    replays the settle order over every pair and measure at once; `estimate=False` leaves it out.
+    `source`: these labels instead of the ones chosen from the store, --golden or --qrels (the
+    judging screen's: those its assessor sees, `settle_watch.seen_by`)."""
     if not pairs:
         raise UsageError("settled needs a comparison", "give runs A B, or --leaderboard FILE")
-    source = choose_source(
+    source = source or choose_source(
         open_store, golden=golden, qrels=qrels, verify=verify, max_grade=max_grade, relevance_level=relevance_level
     )
     wanted = list(metrics) or list(default_metrics)

@@ -41,6 +41,7 @@ from ..widgets.note_panel import NotePanel
 from ..widgets.query_header import QueryHeader, query_header
 from ..widgets.scale_bar import ScaleBar
 from ..widgets.session_panel import SessionPanel
+from ..widgets.settle_line import settle_line
 from ..widgets.title_header import TitleHeader, quiet_sub_title
 
 KEYS = [
@@ -139,6 +140,8 @@ class JudgingScreen(Screen[None]):
         yield DuplicatesLine(self.dupes, self.current_pair, id="duplicates", classes="bar")
         yield ContextLine(id="context", classes="bar")
         yield Static(id="saved", classes="bar")
+        self.settle = settle_line(self.app)  # `judge --for`: whether each comparison is settled yet
+        yield from self.settle.widgets()
         yield SessionPanel(self.session, self.pace, self.on_document, id="session", classes="bar")
         yield NotePanel(id="note-panel")
         yield ScaleBar(self.session.scale, KEYS)
@@ -185,6 +188,7 @@ class JudgingScreen(Screen[None]):
     # -- drawing ----------------------------------------------------------------------------
 
     def refresh_view(self) -> None:
+        self.settle.committed()  # a judgment committed: the verdicts shown are stale (no read: an int compared)
         q = self.query_model
         if q is None:
             self.query_one("#query", Static).update(data(f"query {self.query_id} is not in the golden set", css("red")))
@@ -264,6 +268,7 @@ class JudgingScreen(Screen[None]):
             self.refused(error)
         if self.docs and self.session.changed(self.query_id):
             self.reload()
+        self.settle.polled()
 
     @on(HeldSaved)
     def held_saved(self, message: HeldSaved) -> None:

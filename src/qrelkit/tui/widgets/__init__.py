@@ -8,6 +8,7 @@
     session_panel  this session's judgments, pace, documents left, today, a grade being typed
     context_line   the pooled runs' ranks and scores of the document (`c`)
     duplicates_line  the document's duplicates in the query, with one's own vote on each (`D`)
+    settle_line    whether each comparison `judge --for` names is settled yet, and the judgments to go
     scale_bar      the key bar, the scale's grades first
     tiles          the dashboard's two tiles
     title_header   the screens' header: Textual's, its title redrawn in the key's own frame, no layout
