@@ -34,6 +34,7 @@ from .settle import (
     Scale,
     enumerated_deltas,
     labelings,
+    narrowed_widths,
     query_range,
     sign_verdict,
     significance_verdict,
@@ -92,7 +93,8 @@ def expected_narrowing(m: Measure, case: QueryCase, scale: Scale, prior: FloatAr
         return {}
     p = state_prior(m, scale, prior)
     grades = state_grades(m, scale)
-    lab = labelings(m, case, len(p)) if m.family not in CLOSED_FORM and now.exact else None
+    narrowed = narrowed_widths(m, case, scale) if now.exact else None
+    lab = labelings(m, case, len(p)) if m.family not in CLOSED_FORM and now.exact and narrowed is None else None
     deltas = enumerated_deltas(m, case, scale, lab) if lab is not None else None
     column = {d: i for i, d in enumerate(lab.window)} if lab is not None else {}
     tail = set() if m.family in CLOSED_FORM else below_both(m, case)
@@ -105,7 +107,9 @@ def expected_narrowing(m: Measure, case: QueryCase, scale: Scale, prior: FloatAr
             for s, ps in enumerate(p):
                 if not grades[s]:
                     continue
-                if deltas is not None and lab is not None and d in column:
+                if narrowed is not None:
+                    expected += ps * float(narrowed[0][d][s] if d in narrowed[0] else narrowed[1][s])
+                elif deltas is not None and lab is not None and d in column:
                     rows = lab.each[:, column[d]] == s
                     expected += ps * float(deltas[rows].max() - deltas[rows].min())
                 else:
