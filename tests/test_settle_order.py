@@ -18,7 +18,14 @@ from qrelkit.scoring.arrays import RunLists
 from qrelkit.scoring.names import parse_measure
 from qrelkit.scoring.orders import OrderInput, order_entries
 from qrelkit.scoring.settle import QueryCase, Scale, grade_prior, query_range
-from qrelkit.scoring.settle_order import Matchup, expected_grade, expected_narrowing, priorities, replay
+from qrelkit.scoring.settle_order import (
+    Matchup,
+    expected_grade,
+    expected_narrowing,
+    input_matchups,
+    priorities,
+    replay,
+)
 from qrelkit.storage import Store
 from qrelkit.workflows.judging import JudgingSession
 from qrelkit.workflows.queue import Comparisons, ordered_queue
@@ -63,6 +70,24 @@ def test_an_empty_pool_and_queries_without_runs() -> None:
     order = _settle(loose + _entries())
     assert [(q, d) for q, d, _ in order[-2:]] == [("q9", "m"), ("q3", "k")]
     assert [p for _, _, p in order[-2:]] == [0.0, 0.0]
+
+
+def test_a_pooled_query_without_labels_is_part_of_the_comparison_from_the_start() -> None:
+    """q4 has no label yet, but its pairs are in the queue: `score` will evaluate it from its first
+    label on, so its B-only document narrows the comparison like any other."""
+    a = RunLists("A", {**A.ranked, "q4": ["h", "i"]})
+    b = RunLists("B", {**B.ranked, "q4": ["j", "h"]})
+    entries = [*_entries(), PoolEntry(query_id="q4", doc_id="j", best_rank=1)]
+    x = OrderInput(entries, [a, b], LABELS, comparisons=[("A", "B")], metric="P@2", max_grade=1)
+    got = {(i.query_id, i.doc_id): i.priority for i in order_entries(x, "settle")}
+    assert got[("q4", "j")] > 0 and got[("q4", "j")] == got[("q1", "d")]  # each one B-only document of its query
+    m, matchups, _, _ = input_matchups([a, b], LABELS, [("A", "B")], "P@2", 1, 1, ["q4"])
+    assert [c.query_id for c in matchups[0].cases] == ["q1", "q2", "q3", "q4"] and matchups[0].cases[3].labels == {}
+    assert [c.query_id for c in input_matchups([a, b], LABELS, [("A", "B")], "P@2", 1, 1)[1][0].cases] == [
+        "q1",
+        "q2",
+        "q3",
+    ]
 
 
 def test_a_settled_comparison_gives_every_pair_zero() -> None:

@@ -243,7 +243,7 @@ def _settle(x: OrderInput) -> Ranking:
     if not x.comparisons:
         raise ScoringError("the settle order needs the comparisons it settles", "name them: --for A.run,B.run")
     m, matchups, scale, prior = input_matchups(
-        x.runs, x.labels, x.comparisons, x.metric, x.relevance_threshold, x.max_grade
+        x.runs, x.labels, x.comparisons, x.metric, x.relevance_threshold, x.max_grade, {e.query_id for e in x.entries}
     )
     weight = priorities(m, matchups, scale, prior)
     keyed: dict[int, tuple[float, ...]] = {

@@ -19,7 +19,7 @@ narrow as labels arrive, so once settled a comparison stays settled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -214,10 +214,13 @@ def input_matchups(
     metric: str | None,
     threshold: int,
     max_grade: int | None,
+    pooled: Iterable[str] = (),
 ) -> tuple[Measure, list[Matchup], Scale, FloatArray]:
     """What the settle order and its replay read from the queue's input: the measure (default the
     headline), a `Matchup` per comparison over the queries with a label (as `score` evaluates
-    them; a query a run lacks scores 0), the scale and the grade prior of the labels."""
+    them) and the `pooled` ones (the queue's queries: each is evaluated from its first label on,
+    so the order counts it from the start); a query a run lacks scores 0. Then the scale and the
+    grade prior of the labels."""
     from ..errors import ScoringError
     from ..models import HEADLINE
     from .names import parse_measure
@@ -229,14 +232,16 @@ def input_matchups(
     m = parse_measure(metric or HEADLINE)
     refuse_unsupported(m, scale)
     by_name = {r.name: r.ranked for r in runs}
-    queries = sorted(q for q, docs in labels.items() if docs)
+    queries = sorted({q for q, docs in labels.items() if docs} | set(pooled))
     out = []
     for a, b in comparisons:
         missing = [n for n in (a, b) if n not in by_name]
         if missing:
             raise ScoringError(f"the settle order has no run named {missing[0]!r}", "give the runs with --for")
         cases = [
-            QueryCase(q, by_name[a].get(q, ()), by_name[b].get(q, ()), {d: g for d, g in labels[q].items() if g >= 0})
+            QueryCase(
+                q, by_name[a].get(q, ()), by_name[b].get(q, ()), {d: g for d, g in labels.get(q, {}).items() if g >= 0}
+            )
             for q in queries
         ]
         out.append(Matchup(a, b, cases))
