@@ -305,10 +305,19 @@ def test_the_outer_interval_contains_every_labeling(max_grade: int, monkeypatch:
     assert outer > 20
 
 
-@pytest.mark.parametrize("m", ["P@3", "R@3", "RR", "nDCG@3", "AP@3", "Rprec"])
-def test_the_expected_narrowing_is_the_width_less_the_expected_width_once_labeled(m: str) -> None:
+@pytest.mark.parametrize("m", ["P@3", "R@3", "RR", "nDCG@3", "nDCG", "AP@3", "Rprec"])
+@pytest.mark.parametrize("at_once", [True, False])
+def test_the_expected_narrowing_is_the_width_less_the_expected_width_once_labeled(
+    m: str, at_once: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nDCG's widths once labeled come from one enumeration for every document (`at_once`), or,
+    past `NARROWED_CELLS`, from labeling each document in turn: the same either way."""
+    from qrelkit.scoring import settle_ratio
     from qrelkit.scoring.settle import grade_prior, state_grades
     from qrelkit.scoring.settle_order import expected_narrowing, state_prior
+
+    if not at_once:
+        monkeypatch.setattr(settle_ratio, "NARROWED_CELLS", 0)
 
     rng = random.Random(9)
     scale = Scale(3, 2)

@@ -47,7 +47,12 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 MULTISETS_LIMIT = 50_000
-"""Most gain multisets of a query's window tried for nDCG (4 gains: a window of 65 documents)."""
+"""Most gain multisets of a query's window tried for nDCG (4 gains: a window of 64 documents)."""
+
+
+NARROWED_CELLS = 4_000_000
+"""Most cells (documents x states x multisets) `ndcg_narrowed` holds at once; past it, None (the
+caller labels each document in turn: slower, the same widths)."""
 
 
 def composition_count(n: int, s: int) -> int:
@@ -225,9 +230,9 @@ def ndcg_narrowed(
     `ndcg_range` of the labels with it would give: [W, S] for window document j at `values[s]`,
     and [S] for one tail document (empty without a tail). For window document j the other W - 1
     take every multiset (one enumeration for all j), N gains values[s] c_j and the ideal the gain.
-    None past `MULTISETS_LIMIT` multisets."""
+    None past `MULTISETS_LIMIT` multisets or `NARROWED_CELLS`."""
     w, s = len(coef), len(values)
-    if composition_count(w, s) > MULTISETS_LIMIT:
+    if composition_count(w, s) > MULTISETS_LIMIT or w * s * composition_count(max(w - 1, 0), s) > NARROWED_CELLS:
         return None
     at_tail = np.array(
         [ndcg_range(coef, n0, [*known, v], tail - 1, values, k) for v in values] if tail else [], dtype=np.float64
