@@ -36,7 +36,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +50,17 @@ from sim_queue import TRAFFIC  # noqa: E402
 from qrelkit.scoring.arrays import RunLists  # noqa: E402
 from qrelkit.scoring.names import parse_measure  # noqa: E402
 from qrelkit.scoring.orders import OrderInput, order_entries  # noqa: E402
-from qrelkit.scoring.settle import DeltaRange, QueryCase, Scale, delta_range  # noqa: E402
-from qrelkit.scoring.settle_order import Matchup, replay  # noqa: E402
+from qrelkit.scoring.settle import (  # noqa: E402
+    DeltaRange,
+    QueryCase,
+    QueryRange,
+    Scale,
+    delta_range,
+    query_range,
+    sign_verdict,
+    significance_verdict,
+)
+from qrelkit.scoring.settle_order import Matchup, below_both, replay  # noqa: E402
 
 ORDERS = {
     "depth": ("depth", None),
@@ -170,6 +179,51 @@ def judge_until(w: World, column: str, pairs: list[tuple[int, int]]) -> dict[str
     }
 
 
+def oracle(w: World, pair: tuple[int, int], sign: int) -> dict[str, int | None]:
+    """A reference no order can reach: a greedy that knows every hidden grade. Each judgment it
+    takes the pool pair whose grade moves the interval's end nearest the full labels' `sign` most
+    (the high end when A is better), once the sign is settled (or when nothing moves that end) the
+    one that narrows its query's range most (when no single label narrows any, one in the widest
+    query), until settled or nothing is left to judge. Per query the candidates are its open
+    documents of either top k, and one tail document per grade (below k in both runs they move
+    only the ideal DCG, alike)."""
+    m, scale = parse_measure(METRIC), Scale(MAX_GRADE)
+    cases = {c.query_id: c for c in matchup(w, pair, {}).cases}
+    ranges = {q: query_range(m, c, scale) for q, c in cases.items()}
+
+    def moves(q: str) -> dict[str, tuple[float, float, QueryRange]]:
+        case, now, out = cases[q], ranges[q], {}
+        tail, seen = below_both(m, case), set()
+        for d in now.open_docs:
+            g = w.hidden[q][d] if (q, d) in w.best else None
+            if g is None or (d in tail and g in seen):
+                continue
+            seen |= {g} if d in tail else set()
+            r = query_range(m, replace(case, labels={**case.labels, d: g}), scale)
+            out[d] = ((now.high - r.high) if sign < 0 else (r.low - now.low), now.width - r.width, r)
+        return out
+
+    made, sign_at, at = 0, None, {q: moves(q) for q in cases}
+    while True:
+        lows, highs = np.array([r.low for r in ranges.values()]), np.array([r.high for r in ranges.values()])
+        if sign_at is None and sign_verdict(float(lows.mean()), float(highs.mean())) != "open":
+            sign_at = made
+        if sign_at is not None and significance_verdict(lows, highs) != "open":
+            return {"sign_at": sign_at, "settled_at": made}
+        key = 0 if sign_at is None else 1
+        best = max(((at[q][d][key], at[q][d][1], q, d) for q in at for d in at[q]), default=None)
+        if best is not None and best[0] <= 0:  # nothing moves that end: the widest narrowing
+            best = max((at[q][d][1], 0.0, q, d) for q in at for d in at[q])
+        if best is not None and best[0] <= 0:  # no one label narrows: one of the widest query's
+            best = max((ranges[q].width, 0.0, q, d) for q in at for d in at[q])
+        if best is None:
+            return {"sign_at": sign_at, "settled_at": None}
+        q, d = best[2], best[3]
+        cases[q] = replace(cases[q], labels={**cases[q].labels, d: w.hidden[q][d]})
+        ranges[q], made = at[q][d][2], made + 1
+        at[q] = moves(q)
+
+
 def every(at: list[int | None]) -> int | None:
     """When every pair was settled (None: some never were)."""
     return None if any(x is None for x in at) else max(at, default=0)
@@ -220,8 +274,8 @@ def run_set(name: str, hidden: Labels, args: argparse.Namespace) -> dict[str, An
             row["orders"][column] = {key: r[key][k] for key in ("sign_at", "settled_at", "final_sign", "final_test")}
         alone = judge_until(w, "settle", [(i, j)])
         out["seconds"][f"settle {runs[i].name}-{runs[j].name}"] = alone.pop("seconds")
-        alone["judged"] = len(alone["judged"])
         row["orders"]["settle"] = {key: alone[key][0] for key in ("sign_at", "settled_at", "final_sign", "final_test")}
+        row["oracle"] = oracle(w, (i, j), 1 if delta > 0 else -1)
         print(f"  {name} {runs[i].name}-{runs[j].name}: {row['orders']}", flush=True)
         out["comparisons"].append(row)
     return out
@@ -243,9 +297,13 @@ def table(name: str, result: dict[str, Any]) -> str:
         f"**{name}** ({result['queries']} queries, {result['runs']} runs pooled to depth {result['pool_depth']}: "
         f"budget {result['budget']} judgments, the queue recomputed every {result['step']}, the rule asked after "
         "every judgment); each cell: judgments until the sign is settled / until the sign and the t-test are "
-        "settled (never: not within the budget); settle's share of depth's in brackets\n\n"
+        "settled (never: not within the budget); settle's and the oracle's share of depth's in brackets (oracle: "
+        "a greedy that knows every hidden grade, a reference no order can reach)\n\n"
     )
-    lines = ["| comparison (delta, z) | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    lines = [
+        "| comparison (delta, z) | " + " | ".join(columns) + " | oracle |",
+        "|---|" + "---|" * (len(columns) + 1),
+    ]
     for c in result["comparisons"]:
         depth = c["orders"]["depth"]
         cells = []
@@ -256,6 +314,14 @@ def table(name: str, result: dict[str, Any]) -> str:
                 shares = [ratio(o[k], depth[k]) for k in ("sign_at", "settled_at")]
                 cell += " (" + " / ".join("-" if s is None else f"{s:.0%}" for s in shares) + ")"
             cells.append(cell)
+        o = c["oracle"]
+        shares = [ratio(o[k], depth[k]) for k in ("sign_at", "settled_at")]
+        cells.append(
+            " / ".join(_cell(o[k]) for k in ("sign_at", "settled_at"))
+            + " ("
+            + " / ".join("-" if x is None else f"{x:.0%}" for x in shares)
+            + ")"
+        )
         lines.append(f"| {c['a']} vs {c['b']} ({c['delta']:+.3f}, {c['z']:.1f}) | " + " | ".join(cells) + " |")
     every_pair = result["every_pair"]
     pairs = len(every_pair["pairs"])
@@ -279,7 +345,8 @@ def table(name: str, result: dict[str, Any]) -> str:
 
 def png(results: dict[str, dict[str, Any]], path: Path) -> None:
     """Per data set: the clear pairs' judgments until settled (sign and test) as a share of the
-    budget, with 40% of depth's as a mark; and the pairs settled against the judgments made."""
+    budget, each order's and the oracle's, with 40% of depth's as a mark; and the pairs settled
+    against the judgments made."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -289,10 +356,12 @@ def png(results: dict[str, dict[str, Any]], path: Path) -> None:
     for col, (name, result) in enumerate(results.items()):
         ax, budget, columns = axes[0][col], result["budget"], result["orders"]
         comps = result["comparisons"]
-        width = 0.8 / len(columns)
+        width = 0.8 / (len(columns) + 1)
         for k, column in enumerate(columns):
             heights = [(c["orders"][column]["settled_at"] or budget) / budget for c in comps]
             ax.bar(np.arange(len(comps)) + k * width, heights, width, label=column)
+        heights = [(c["oracle"]["settled_at"] or budget) / budget for c in comps]
+        ax.bar(np.arange(len(comps)) + len(columns) * width, heights, width, color="0.8", hatch="//", label="oracle")
         for n, c in enumerate(comps):
             depth = c["orders"]["depth"]["settled_at"]
             if depth is not None:
@@ -307,7 +376,7 @@ def png(results: dict[str, dict[str, Any]], path: Path) -> None:
         for column in columns:
             at = [x for x in result["every_pair"]["orders"][column]["settled_at"] if x is not None]
             ax.plot(steps / budget, np.searchsorted(np.sort(at), steps, side="right"), label=column)
-        ax.set_xlabel("share of depth pooling's judgments", fontsize=8)
+        ax.set_xlabel("share of the budget (depth pooling's judgments)", fontsize=8)
         ax.set_ylabel(f"pairs settled (of {len(result['every_pair']['pairs'])})", fontsize=8)
         ax.set_title(f"{name}: every run pair, settled (sign and t-test)", fontsize=9)
         ax.grid(alpha=0.3)

@@ -108,4 +108,6 @@ def test_the_script_writes_the_clear_pairs_and_every_pair(tmp_path: Any) -> None
         for o in c["orders"].values():
             if o["settled_at"] is not None:
                 assert o["final_sign"] != "open" and o["final_test"] != "open"
+        # the greedy that knows the hidden grades settles this clear pair, within the budget
+        assert c["oracle"]["sign_at"] <= c["oracle"]["settled_at"] <= budget
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
