@@ -29,11 +29,11 @@ threshold; when no grade of the scale reaches t no unlabeled document can matter
   or e = all when N < 0 (N = 0 gives 0 whatever e); the minimum mirrors it. Exact.
 * nDCG(@k), AP(@k), Rprec: the normaliser (ideal DCG, R) depends on the labeling
   (`settle_ratio` proves each). nDCG: every multiset of gains of the unlabeled documents in
-  either top k, each placed best and worst (the rearrangement inequality), with the three
-  labelings of the documents only below k that reach the extremes (`Labelings`: they move only the
-  shared normaliser); exact while there are at most `settle_ratio.MULTISETS_LIMIT` multisets, past
-  that a sound outer interval: A's lowest value minus B's highest and the reverse, each run's over
-  every labeling of the union (`_outer_run`: numerator and normaliser bounded apart), flagged
+  either top k, each placed best and worst (the rearrangement inequality), with the two labelings
+  of the documents only below k that reach the extremes (all 0, all the top gain: they move only
+  the shared normaliser); exact while there are at most `settle_ratio.MULTISETS_LIMIT`
+  multisets, past that a sound outer interval: A's lowest value minus B's highest and the
+  reverse, each run's over every labeling of the union (`_outer_run`: numerator and normaliser bounded apart), flagged
   `exact=False` per query. Rprec: for each R, the R - R0 documents made relevant that raise or
   lower the delta most; exact. AP: every labeling of the unlabeled documents in either top k
   (relevant or not; the whole run without a cutoff) while there are at most `LABELINGS_LIMIT`,
