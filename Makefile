@@ -76,7 +76,8 @@ stress: $(STAMP)
 	$(BIN)/python benchmarks/bench_large.py --json benchmarks/large.json
 
 # The judging-queue simulation (about a minute per traffic scenario): curves as JSON and SVG; then
-# every order replayed on hidden full labels (about 1.5 minutes per scenario): JSON and PNG.
+# every order replayed on hidden full labels (about 1.5 minutes per scenario): JSON and PNG; then
+# judging until comparisons are settled (sim_settle.py, about 10 minutes): JSON and PNG.
 sim: $(STAMP)
 	$(BIN)/python benchmarks/sim_queue.py --traffic head --json benchmarks/sim_head.json --svg benchmarks/queue_curves.svg
 	$(BIN)/python benchmarks/sim_queue.py --traffic uniform --json benchmarks/sim_uniform.json --svg benchmarks/queue_curves_uniform.svg

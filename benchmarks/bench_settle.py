@@ -108,10 +108,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="Write the figures here.")
     args = parser.parse_args()
     metrics = args.metrics.split(",")
-    from qrelkit.scoring.settle import LABELINGS_LIMIT
+    from qrelkit.scoring.settle import LABELINGS_LIMIT, MULTISETS_LIMIT
 
-    print(f"enumeration: at most {LABELINGS_LIMIT:,} window labelings per query: nDCG on 0..3 (4 gains) up to 6")
-    print("unlabeled documents in the union of both top k, AP and Rprec up to 12; past that the outer interval")
+    print(f"nDCG: exact up to {MULTISETS_LIMIT:,} gain multisets of the unlabeled documents in either top k per")
+    print(f"query (64 documents on 0..3); Rprec exact; AP: every labeling up to {LABELINGS_LIMIT:,} (12 binary")
+    print("documents), past that bounded R by R (sound)")
     print(f"load: {os.getloadavg()}")
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:

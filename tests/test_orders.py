@@ -296,28 +296,3 @@ def test_the_replay_simulation_runs_every_order_with_the_same_budget(tmp_path: P
         assert all(v == last["depth"] for v in last.values())
         assert set(result["targets"]) == {"best_order", "tau", "sig", "width"}
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_the_settle_replay_stops_each_order_where_the_rule_says_settled(tmp_path: Path) -> None:
-    """A small `sim_settle.py` (the full one is `make sim`): for each clear comparison every order
-    is replayed until the stopping rule says settled, at a step of the rule's asking, within the
-    budget; an order that settles the sign and the test settles the sign first (or with it)."""
-    out = tmp_path / "settle.json"
-    script = ROOT / "benchmarks" / "sim_settle.py"
-    args = ["--sets", "trec-rag24", "--runs", "3", "--pairs", "1", "--step", "150", "--depth", "8"]
-    subprocess.run(
-        [sys.executable, str(script), *args, "--json", str(out), "--png", str(tmp_path / "s.png")],
-        check=True,
-        capture_output=True,
-    )
-    result = json.loads(out.read_text())["trec-rag24"]
-    assert result["comparisons"], "the TREC topics have a clear pair even among three runs"
-    for c in result["comparisons"]:
-        assert abs(c["z"]) > 2 and set(c["orders"]) == {"depth", "impact", "rbp", "settle"}
-        for o in c["orders"].values():
-            for at in (o["sign_at"], o["settled_at"]):
-                assert at is None or (at <= result["budget"] and (at % 150 == 0 or at == result["budget"]))
-            if o["settled_at"] is not None:
-                assert o["sign_at"] is not None and o["sign_at"] <= o["settled_at"]
-                assert o["final_sign"] != "open" and o["final_test"] != "open"
-    assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -211,11 +211,16 @@ def test_a_document_only_one_run_retrieves_still_moves_the_others_recall() -> No
     assert r.exact
 
 
-def test_many_unlabeled_documents_fall_back_to_a_sound_outer_interval() -> None:
+def test_many_unlabeled_documents_fall_back_to_a_sound_outer_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qrelkit.scoring import settle_ratio
+
     rng = random.Random(3)
     docs = [f"d{i}" for i in range(14)]
     case = QueryCase("q", docs[:7], docs[7:], {})
     assert labelings_count(14, 4) > LABELINGS_LIMIT
+    exact = query_range(parse_measure("nDCG@7"), case, Scale(3))
+    assert exact.exact and exact.low == pytest.approx(-1) and exact.high == pytest.approx(1)
+    monkeypatch.setattr(settle_ratio, "MULTISETS_LIMIT", 10)
     r = query_range(parse_measure("nDCG@7"), case, Scale(3))
     assert not r.exact and r.low <= -1 + 1e-9 and r.high >= 1 - 1e-9
     # random labelings stay inside it
@@ -224,6 +229,39 @@ def test_many_unlabeled_documents_fall_back_to_a_sound_outer_interval() -> None:
         labels = {d: rng.randint(0, 3) for d in docs}
         delta = _values(m, case.run_b, [labels], 3, 1)[0] - _values(m, case.run_a, [labels], 3, 1)[0]
         assert r.low - 1e-9 <= delta <= r.high + 1e-9
+
+
+@pytest.mark.parametrize("max_grade", [1, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_ranges_without_enumeration_against_brute_force(
+    max_grade: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the labelings' enumeration turned off, nDCG (gain multisets) and Rprec (R by R) are
+    still exact and AP (R by R, each run apart) still contains every labeling's delta, on queries
+    with more unlabeled documents than the enumeration took (up to 6 on 0..3, 9 binary), some
+    of them below k in both runs."""
+    from qrelkit.scoring import settle
+
+    monkeypatch.setattr(settle, "LABELINGS_LIMIT", 1)
+    rng = random.Random(70 + 10 * seed + max_grade)
+    scale = Scale(max_grade, rng.randint(1, max_grade))
+    most = 6 if max_grade == 3 else 9
+    inexact = 0
+    for m in ("nDCG@3", "nDCG", "nDCG(gain=exp)@4", "nDCG(gains={1:0,3:7})@3", "Rprec", "AP", "AP@3"):
+        measure = parse_measure(m)
+        for i in range(5):
+            case = _case(rng, f"q{i}", max_grade, most_unlabeled=most)
+            got = query_range(measure, case, scale)
+            deltas = _brute(m, case, scale)
+            assert got.low <= got.now + 1e-12 and got.now <= got.high + 1e-12, (m, case)
+            if measure.family == "AP":
+                inexact += not got.exact
+                assert got.low <= deltas.min() + 1e-9 and got.high >= deltas.max() - 1e-9, (m, case)
+            else:
+                assert got.exact, (m, case)
+                assert got.low == pytest.approx(deltas.min(), abs=1e-9), (m, case)
+                assert got.high == pytest.approx(deltas.max(), abs=1e-9), (m, case)
+    assert inexact > 0
 
 
 def test_sign_and_significance_verdicts_on_their_edges() -> None:
@@ -249,9 +287,10 @@ def test_unsupported_families_are_refused() -> None:
 def test_the_outer_interval_contains_every_labeling(max_grade: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the enumeration turned off, every query takes the outer interval: it still contains
     the brute-force range."""
-    from qrelkit.scoring import settle
+    from qrelkit.scoring import settle, settle_ratio
 
     monkeypatch.setattr(settle, "LABELINGS_LIMIT", 1)
+    monkeypatch.setattr(settle_ratio, "MULTISETS_LIMIT", 0)
     rng = random.Random(40 + max_grade)
     scale = Scale(max_grade, rng.randint(1, max_grade))
     outer = 0
@@ -266,10 +305,19 @@ def test_the_outer_interval_contains_every_labeling(max_grade: int, monkeypatch:
     assert outer > 20
 
 
-@pytest.mark.parametrize("m", ["P@3", "R@3", "RR", "nDCG@3", "AP@3", "Rprec"])
-def test_the_expected_narrowing_is_the_width_less_the_expected_width_once_labeled(m: str) -> None:
+@pytest.mark.parametrize("m", ["P@3", "R@3", "RR", "nDCG@3", "nDCG", "AP@3", "Rprec"])
+@pytest.mark.parametrize("at_once", [True, False])
+def test_the_expected_narrowing_is_the_width_less_the_expected_width_once_labeled(
+    m: str, at_once: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nDCG's widths once labeled come from one enumeration for every document (`at_once`), or,
+    past `NARROWED_CELLS`, from labeling each document in turn: the same either way."""
+    from qrelkit.scoring import settle_ratio
     from qrelkit.scoring.settle import grade_prior, state_grades
     from qrelkit.scoring.settle_order import expected_narrowing, state_prior
+
+    if not at_once:
+        monkeypatch.setattr(settle_ratio, "NARROWED_CELLS", 0)
 
     rng = random.Random(9)
     scale = Scale(3, 2)

@@ -18,7 +18,14 @@ from qrelkit.scoring.arrays import RunLists
 from qrelkit.scoring.names import parse_measure
 from qrelkit.scoring.orders import OrderInput, order_entries
 from qrelkit.scoring.settle import QueryCase, Scale, grade_prior, query_range
-from qrelkit.scoring.settle_order import Matchup, expected_grade, expected_narrowing, priorities, replay
+from qrelkit.scoring.settle_order import (
+    Matchup,
+    expected_grade,
+    expected_narrowing,
+    input_matchups,
+    priorities,
+    replay,
+)
 from qrelkit.storage import Store
 from qrelkit.workflows.judging import JudgingSession
 from qrelkit.workflows.queue import Comparisons, ordered_queue
@@ -63,6 +70,24 @@ def test_an_empty_pool_and_queries_without_runs() -> None:
     order = _settle(loose + _entries())
     assert [(q, d) for q, d, _ in order[-2:]] == [("q9", "m"), ("q3", "k")]
     assert [p for _, _, p in order[-2:]] == [0.0, 0.0]
+
+
+def test_a_pooled_query_without_labels_is_part_of_the_comparison_from_the_start() -> None:
+    """q4 has no label yet, but its pairs are in the queue: `score` will evaluate it from its first
+    label on, so its B-only document narrows the comparison like any other."""
+    a = RunLists("A", {**A.ranked, "q4": ["h", "i"]})
+    b = RunLists("B", {**B.ranked, "q4": ["j", "h"]})
+    entries = [*_entries(), PoolEntry(query_id="q4", doc_id="j", best_rank=1)]
+    x = OrderInput(entries, [a, b], LABELS, comparisons=[("A", "B")], metric="P@2", max_grade=1)
+    got = {(i.query_id, i.doc_id): i.priority for i in order_entries(x, "settle")}
+    assert got[("q4", "j")] > 0 and got[("q4", "j")] == got[("q1", "d")]  # each one B-only document of its query
+    m, matchups, _, _ = input_matchups([a, b], LABELS, [("A", "B")], "P@2", 1, 1, ["q4"])
+    assert [c.query_id for c in matchups[0].cases] == ["q1", "q2", "q3", "q4"] and matchups[0].cases[3].labels == {}
+    assert [c.query_id for c in input_matchups([a, b], LABELS, [("A", "B")], "P@2", 1, 1)[1][0].cases] == [
+        "q1",
+        "q2",
+        "q3",
+    ]
 
 
 def test_a_settled_comparison_gives_every_pair_zero() -> None:
@@ -170,3 +195,22 @@ def test_judge_takes_the_comparisons_and_refuses_settle_without_them(run_cli: Cl
                 "--format", "json").stdout
     )  # fmt: skip
     assert shown == [(i["query_id"], i["doc_id"]) for i in rows]
+
+
+def test_queue_until_settled_counts_a_pooled_query_with_no_label_yet(run_cli: Cli) -> None:
+    """q1 has no label yet: `score` evaluates it from its first label on, so the estimate of
+    `--until settled` replays its pairs as the settle order ranks them (not as if it were absent)."""
+    run_cli("init")
+    run_cli("strata", "set", "web", "1")
+    run_cli("import", "queries", str(run_cli.write("q.tsv", "q0\ttext 0\tweb\nq1\ttext 1\tweb\n")))
+    run_cli("import", "qrels", str(run_cli.write("l.qrels", "q0 0 s 1\nq0 0 t 0\n")))
+    a = run_cli.write("a.run", "q0 Q0 s 1 9 A\nq0 Q0 t 2 8 A\nq1 Q0 u 1 9 A\n")
+    b = run_cli.write("b.run", "q0 Q0 s 1 9 B\nq0 Q0 t 2 8 B\nq1 Q0 v 1 9 B\n")
+    run_cli("pool", str(a), str(b), "--depth", "2")
+    args = ["queue", "--order", "settle", "--for", f"{a},{b}", "--metric", "P@1", "--format", "tsv"]
+    order = [line.split("\t")[:2] for line in run_cli(*args).stdout.splitlines()]
+    assert sorted(order) == [["q1", "u"], ["q1", "v"]]
+    until = run_cli(*args, "--until", "settled")
+    assert "already settled" not in until.stderr, until.stderr
+    assert [line.split("\t")[:2] for line in until.stdout.splitlines()] == order[: len(until.stdout.splitlines())]
+    assert until.stdout.strip(), until.stderr

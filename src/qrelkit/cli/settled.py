@@ -47,10 +47,11 @@ document only other runs retrieve unlabeled); its metrics the stopping rule cove
 --metric; refused if its run files are gone or changed. A table per pair; JSON: a list.
 
 \b
-Exactness: P, R, Success, RR: exact (closed form). nDCG, AP, Rprec: exact per query while its
-labelings number at most 4,096, else a sound outer interval (the exact column counts the
-exact queries). The t-test verdict is sound, not exact: each query's delta ranges over its
-interval independently, so "open" may be said where no labeling would change it.
+Exactness: P, R, Success, RR, Rprec: exact (closed form). nDCG: exact per query while the
+unlabeled documents of either top k take at most 50,000 multisets of gains; AP: while its
+labelings number at most 4,096; else a sound outer interval (the exact column counts the exact
+queries). The t-test verdict is sound, not exact: "not significant" is exact over the box of
+per-query deltas, "significant" sound, so "open" may be said where no labeling would change it.
 
 Exit status 0 (whatever the verdict), 2 bad input.
 """

@@ -27,6 +27,8 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     impact          the judging queue's impact of an unlabeled pair
     orders          the judging queue's orders, one declaration each (depth, impact, mtf, ...)
     settle          the stopping rule: the range of a delta over every labeling, its verdicts
+    settle_ratio    that range for nDCG, Rprec and AP without trying every labeling
+    settle_verdict  the sign and t-test verdicts over the box of per-query ranges
     settle_order    the `settle` order's priorities, and its replay until settled
     settle_joint    the `settle` order and its replay over several measures at once
     coverage        judged coverage of a run's top k (plain Python, for `status --runs`)

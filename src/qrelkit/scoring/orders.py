@@ -247,7 +247,7 @@ def _settle(x: OrderInput) -> Ranking:
         raise ScoringError("the settle order needs the comparisons it settles", "name them: --for A.run,B.run")
     metrics = list(x.metrics) or ([x.metric] if x.metric is not None else [])
     measures, matchups, scale, prior = input_matchups_all(
-        x.runs, x.labels, x.comparisons, metrics, x.relevance_threshold, x.max_grade
+        x.runs, x.labels, x.comparisons, metrics, x.relevance_threshold, x.max_grade, {e.query_id for e in x.entries}
     )
     weight = joint_priorities(measures, matchups, scale, prior)
     keyed: dict[int, tuple[float, ...]] = {

@@ -27,47 +27,50 @@ threshold; when no grade of the scale reaches t no unlabeled document can matter
   T >= N (T = 0 forces N = 0, then 1 > 0); one more a: (-T - N) / (T (T + 1)) <= 0 as T + N >=
   rel_B + b >= 0. So the maximum takes every B-only document, no A-only one, and e = 0 when N > 0
   or e = all when N < 0 (N = 0 gives 0 whatever e); the minimum mirrors it. Exact.
-* nDCG(@k), AP(@k), Rprec: the normaliser (ideal DCG, R) depends on the labeling, so the
-  labelings are enumerated: every grade (nDCG: every distinct gain; AP, Rprec: relevant or not) of
-  each unlabeled document in either top k (the whole run without a cutoff), while there are at
-  most `LABELINGS_LIMIT` of those, each with the three labelings of the documents only below k
-  that reach the extremes (`Labelings`: they move only the shared normaliser). Past that, a sound
-  outer interval: A's lowest
-  value minus B's highest and the reverse, each run's over every labeling of the union
-  (`_outer_run`: numerator and normaliser bounded apart), flagged `exact=False` per query.
+* nDCG(@k), AP(@k), Rprec: the normaliser (ideal DCG, R) depends on the labeling
+  (`settle_ratio` proves each). nDCG: every multiset of gains of the unlabeled documents in
+  either top k, each placed best and worst (the rearrangement inequality), with the two labelings
+  of the documents only below k that reach the extremes (all 0, all the top gain: they move only
+  the shared normaliser); exact while there are at most `settle_ratio.MULTISETS_LIMIT`
+  multisets, past that a sound outer interval: A's lowest value minus B's highest and the
+  reverse, each run's over every labeling of the union (`_outer_run`: numerator and normaliser bounded apart), flagged
+  `exact=False` per query. Rprec: for each R, the R - R0 documents made relevant that raise or
+  lower the delta most; exact. AP: every labeling of the unlabeled documents in either top k
+  (relevant or not; the whole run without a cutoff) while there are at most `LABELINGS_LIMIT`,
+  with the tail's three labelings: exact; past that, for each R each run's AP bounded apart
+  (`settle_ratio.ap_range`), within the outer interval: sound, flagged `exact=False`.
 
-Other families are refused (`refuse_unsupported`). The verdicts (`sign_verdict`,
-`significance_verdict`): the sign is settled iff lo > 0, hi < 0, or lo = hi = 0 (a settled tie).
-The paired t-test (two-sided, alpha 0.05) is bounded over the box of per-query intervals
-[l_q, h_q] (`t_range`): the mean lies in [lo, hi]; the SD lies between the exact minimum over the
-box (min over c of sum dist(c, [l_q, h_q])^2, a convex piecewise quadratic solved per segment) and
-an upper bound (min over c of sum max((l_q - c)^2, (h_q - c)^2) >= max over the box of the sum of
-squared deviations, taken at c = the mean of the midpoints). The box contains every achievable
-vector of deltas (and more), and mean and SD are bounded apart, so the verdict is sound but not
-exact: "open" may be said where no labeling would in fact change it.
+Other families are refused (`refuse_unsupported`). The verdicts (`settle_verdict`: the sign, and
+the paired t-test over the box of per-query intervals) are sound but not exact: "open" may be said
+where no labeling would in fact change it.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
 from .measures import Measure
+from .settle_ratio import MULTISETS_LIMIT, ap_range, ndcg_narrowed, ndcg_range, rprec_range
+from .settle_verdict import ALPHA as ALPHA
+from .settle_verdict import TIE as TIE
+from .settle_verdict import SignificanceVerdict as SignificanceVerdict
+from .settle_verdict import SignVerdict as SignVerdict
+from .settle_verdict import critical as critical
+from .settle_verdict import sd_range as sd_range
+from .settle_verdict import sign_verdict as sign_verdict
+from .settle_verdict import significance_verdict as significance_verdict
 
 FloatArray = npt.NDArray[np.float64]
 
 LABELINGS_LIMIT = 4096
-"""Most labelings enumerated per query and run pair (nDCG, AP, Rprec); past it the outer interval."""
-ALPHA = 0.05
-"""The paired t-test's level (two-sided)."""
+"""Most labelings enumerated per query and run pair (AP; nDCG and Rprec's conditional widths)."""
 CLOSED_FORM = ("P", "R", "Success", "RR")
 ENUMERATED = ("nDCG", "AP", "Rprec")
 SUPPORTED = CLOSED_FORM + ENUMERATED
@@ -78,14 +81,11 @@ EXACTNESS = {
     "R": "exact (closed form)",
     "Success": "exact (closed form)",
     "RR": "exact (closed form)",
-    "nDCG": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound outer interval",
-    "AP": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound outer interval",
-    "Rprec": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound outer interval",
+    "nDCG": f"exact per query up to {MULTISETS_LIMIT:,} gain multisets, else a sound outer interval",
+    "AP": f"exact per query up to {LABELINGS_LIMIT:,} labelings, else a sound interval (R by R)",
+    "Rprec": "exact (closed form, R by R)",
 }
 """How exact the range is, per family (`qrelkit settled` and the README say it)."""
-
-SignVerdict = Literal["settled B>A", "settled A>B", "settled tie", "open"]
-SignificanceVerdict = Literal["settled significant", "settled not significant", "open", "no test"]
 
 
 @dataclass(frozen=True)
@@ -444,6 +444,10 @@ def _outer_run(
     return low, (min(1.0, could / max(big_r, 1)) if could > 0 else 0.0)
 
 
+_NONE = Labelings([], [], np.zeros((1, 0), np.int64), np.zeros(1, np.int64))
+"""No unlabeled document labeled: the values now."""
+
+
 def enumerated_deltas(m: Measure, case: QueryCase, scale: Scale, lab: Labelings) -> FloatArray:
     """M_B - M_A under every labeling of `lab`."""
     values = states(m, scale)
@@ -452,16 +456,72 @@ def enumerated_deltas(m: Measure, case: QueryCase, scale: Scale, lab: Labelings)
     )
 
 
+def ndcg_inputs(m: Measure, case: QueryCase) -> tuple[dict[str, float], float, list[float]]:
+    """What `settle_ratio` reads of an nDCG query: each unlabeled document of either top k with
+    its c_d (B's discounts less A's), N under the labels, and the gains of the labels."""
+    wa, wb = _window(m, case.run_a), _window(m, case.run_b)
+    coef: dict[str, float] = {}
+    for sign, docs in ((1.0, wb), (-1.0, wa)):
+        for d, x in zip(docs, _disc(len(docs)), strict=True):
+            coef[d] = coef.get(d, 0.0) + sign * float(x)
+    n0 = sum(_gain(m, case.labels[d]) * x for d, x in coef.items() if d in case.labels)
+    window = {d: x for d, x in coef.items() if d not in case.labels}
+    return window, n0, [_gain(m, g) for g in case.labels.values()]
+
+
+def narrowed_widths(m: Measure, case: QueryCase, scale: Scale) -> tuple[dict[str, FloatArray], FloatArray] | None:
+    """nDCG: the width of the query's delta range once one more document takes each state
+    (`states`), per unlabeled document of either top k, and for any one of the rest (the tail);
+    None for the other families, or past the multisets' limit (`settle_ratio.ndcg_narrowed`)."""
+    if m.family != "nDCG":
+        return None
+    window, n0, known = ndcg_inputs(m, case)
+    every = dict.fromkeys(_unlabeled([*case.run_a, *case.run_b], case.labels))
+    got = ndcg_narrowed(list(window.values()), n0, known, len(every) - len(window), states(m, scale), m.cutoff)
+    if got is None:
+        return None
+    return dict(zip(window, got[0], strict=True)), got[1]
+
+
+def _ratio(m: Measure, case: QueryCase, scale: Scale, values: list[float]) -> QueryRange | None:
+    """`settle_ratio`'s range: nDCG and Rprec exact, AP sound (None: nDCG past its multisets' limit,
+    AP while its labelings can be enumerated or when a run repeats a document)."""
+    wa, wb = _window(m, case.run_a), _window(m, case.run_b)
+    every = list(dict.fromkeys(_unlabeled([*case.run_a, *case.run_b], case.labels)))
+    if m.family == "nDCG":
+        window, n0, known = ndcg_inputs(m, case)
+        got = ndcg_range(list(window.values()), n0, known, len(every) - len(window), values, m.cutoff)
+        return None if got is None else _range(case, *got, set(every))
+    t, can = m.threshold(scale.threshold), len(values) > 1
+    at = {d: i for i, d in enumerate(every)} if can else {}
+    known_a, known_b = ([d in case.labels and case.labels[d] >= t for d in w] for w in (wa, wb))
+    open_a, open_b = ([at.get(d, -1) for d in w] for w in (wa, wb))
+    r0 = sum(g >= t for g in case.labels.values())
+    if m.family == "Rprec":
+        return _range(case, *rprec_range(known_a, known_b, open_a, open_b, r0, len(at)), set(every))
+    if len(set(wa)) < len(wa) or len(set(wb)) < len(wb) or labelings(m, case, len(values)) is not None:
+        return None
+    now = float(run_values(m, case.run_b, case.labels, scale, _NONE, values)[0])
+    now -= float(run_values(m, case.run_a, case.labels, scale, _NONE, values)[0])
+    low, high = ap_range(known_a, known_b, open_a, open_b, r0, len(at))
+    a_lo, a_hi = _outer_run(m, case.run_a, case.labels, len(every), scale, values)
+    b_lo, b_hi = _outer_run(m, case.run_b, case.labels, len(every), scale, values)
+    found = _range(case, now, min(now, max(low, b_lo - a_hi)), max(now, min(high, b_hi - a_lo)), set(every))
+    return replace(found, exact=False)
+
+
 def _enumerated(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
     values = states(m, scale)
+    ratio = _ratio(m, case, scale, values)
+    if ratio is not None:
+        return ratio
     lab = labelings(m, case, len(values))
     if lab is not None:
         deltas = enumerated_deltas(m, case, scale, lab)
         return _range(case, float(deltas[0]), float(deltas.min()), float(deltas.max()), {*lab.window, *lab.tail})
-    none = Labelings([], [], np.zeros((1, 0), np.int64), np.zeros(1, np.int64))
     now = float(
-        run_values(m, case.run_b, case.labels, scale, none, values)[0]
-        - run_values(m, case.run_a, case.labels, scale, none, values)[0]
+        run_values(m, case.run_b, case.labels, scale, _NONE, values)[0]
+        - run_values(m, case.run_a, case.labels, scale, _NONE, values)[0]
     )
     every = list(dict.fromkeys(_unlabeled([*case.run_a, *case.run_b], case.labels)))
     a_lo, a_hi = _outer_run(m, case.run_a, case.labels, len(every), scale, values)
@@ -475,88 +535,7 @@ def query_range(m: Measure, case: QueryCase, scale: Scale) -> QueryRange:
     return _closed(m, case, scale) if m.family in CLOSED_FORM else _enumerated(m, case, scale)
 
 
-# -- the verdicts -------------------------------------------------------------------------------
-
-
-TIE = 1e-12
-"""Means this close to 0 are 0 (float sums of equal values may differ in the last bits)."""
-
-
-def sign_verdict(low: float, high: float) -> SignVerdict:
-    """B>A iff every labeling gives a positive mean delta, A>B iff every one a negative one, a
-    tie iff every one gives 0 (within `TIE`); else open."""
-    if low > TIE:
-        return "settled B>A"
-    if high < -TIE:
-        return "settled A>B"
-    if abs(low) <= TIE and abs(high) <= TIE:
-        return "settled tie"
-    return "open"
-
-
-def sd_range(lows: FloatArray, highs: FloatArray) -> tuple[float, float]:
-    """Bounds on the sample SD (ddof 1) over the box [lows, highs] (see the module docstring)."""
-    n = len(lows)
-    if n < 2:
-        return 0.0, 0.0
-    c = float((lows + highs).mean() / 2)
-    upper = float(np.maximum((lows - c) ** 2, (highs - c) ** 2).sum())
-    points = np.sort(np.concatenate([lows, highs]))
-    best = math.inf
-    for c in _stationary(lows, highs, points):
-        best = min(best, float((np.maximum(lows - c, 0) ** 2 + np.maximum(c - highs, 0) ** 2).sum()))
-    slack = 1e-12 * (1.0 + float(np.abs(points).max(initial=0.0))) ** 2 * n
-    return math.sqrt(max(best - slack, 0.0) / (n - 1)), math.sqrt((upper + slack) / (n - 1))
-
-
-def _stationary(lows: FloatArray, highs: FloatArray, points: FloatArray) -> FloatArray:
-    """The candidate minimisers of f(c) = sum (l - c)+^2 + (c - h)+^2: on each segment between
-    breakpoints the root of f' = 2 (n_h c - sum_{h < c} h) - 2 (sum_{l > c} l - n_l c), clamped to
-    it, and the breakpoints themselves."""
-    lo_sorted, hi_sorted = np.sort(lows), np.sort(highs)
-    mids = (points[:-1] + points[1:]) / 2
-    n_h = np.searchsorted(hi_sorted, mids, side="left")  # highs below c
-    n_l = len(lows) - np.searchsorted(lo_sorted, mids, side="right")  # lows above c
-    h_cum = np.concatenate([[0.0], np.cumsum(hi_sorted)])
-    l_cum = np.concatenate([[0.0], np.cumsum(lo_sorted[::-1])])
-    total = n_h + n_l
-    root = np.divide(h_cum[n_h] + l_cum[n_l], total, out=mids.copy(), where=total > 0)
-    return np.concatenate([np.clip(root, points[:-1], points[1:]), points])
-
-
-def critical(n: int, alpha: float = ALPHA) -> float:
-    from .power import t_quantile
-
-    return t_quantile(alpha / 2, n - 1)
-
-
-def significance_verdict(lows: FloatArray, highs: FloatArray, alpha: float = ALPHA) -> SignificanceVerdict:
-    """Whether the two-sided paired t-test's verdict holds at every point of the box. A point
-    whose deltas are all equal has SD 0: significant when they are not 0."""
-    n = len(lows)
-    if n < 2:
-        return "no test"
-    c = critical(n, alpha)
-    mean_lo, mean_hi = float(lows.mean()), float(highs.mean())
-    sd_lo, sd_hi = sd_range(lows, highs)
-    root = math.sqrt(n)
-    one_side = min(mean_lo, mean_hi) > TIE or max(mean_lo, mean_hi) < -TIE
-    near = min(abs(mean_lo), abs(mean_hi)) if one_side else 0.0
-    far = max(abs(mean_lo), abs(mean_hi))
-    if near > 0 and (sd_hi == 0 or near * root / sd_hi > c):
-        return "settled significant"
-    zero = far <= TIE and bool(np.all(np.abs(lows) <= TIE)) and bool(np.all(np.abs(highs) <= TIE))
-    if zero or (sd_lo > 0 and far * root / sd_lo <= c):
-        return "settled not significant"
-    return "open"
-
-
-def t_now(deltas: FloatArray) -> float | None:
-    """The t statistic of the deltas (None: fewer than 2 queries, or no spread)."""
-    if len(deltas) < 2:
-        return None
-    sd = float(deltas.std(ddof=1))
-    return float(deltas.mean()) * math.sqrt(len(deltas)) / sd if sd > 0 else None
+# -- the verdicts (`settle_verdict`) ------------------------------------------------------------
 
 
 def summarize(metric: str, ranges: Sequence[QueryRange], alpha: float = ALPHA) -> DeltaRange:

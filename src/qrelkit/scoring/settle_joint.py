@@ -22,7 +22,7 @@ measure) is settled at the largest of the measures' steps, and never if one of t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -94,14 +94,16 @@ def input_matchups_all(
     metrics: Sequence[str],
     threshold: int,
     max_grade: int | None,
+    pooled: Iterable[str] = (),
 ) -> tuple[list[Measure], list[Matchup], Scale, FloatArray]:
-    """`settle_order.input_matchups` for several measures (default: the headline): each refused as
-    it refuses one, the same measure named twice refused (`names.parse_measures`)."""
+    """`settle_order.input_matchups` for several measures (default: the headline; `pooled`: the
+    queue's queries, as there): each refused as it refuses one, the same measure named twice
+    refused (`names.parse_measures`)."""
     from .names import parse_measures
     from .settle import refuse_unsupported
 
     first, matchups, scale, prior = input_matchups(
-        runs, labels, comparisons, metrics[0] if metrics else None, threshold, max_grade
+        runs, labels, comparisons, metrics[0] if metrics else None, threshold, max_grade, pooled
     )
     if len(metrics) <= 1:
         return [first], matchups, scale, prior

@@ -19,7 +19,7 @@ narrow as labels arrive, so once settled a comparison stays settled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -34,6 +34,7 @@ from .settle import (
     Scale,
     enumerated_deltas,
     labelings,
+    narrowed_widths,
     query_range,
     sign_verdict,
     significance_verdict,
@@ -92,7 +93,8 @@ def expected_narrowing(m: Measure, case: QueryCase, scale: Scale, prior: FloatAr
         return {}
     p = state_prior(m, scale, prior)
     grades = state_grades(m, scale)
-    lab = labelings(m, case, len(p)) if m.family not in CLOSED_FORM and now.exact else None
+    narrowed = narrowed_widths(m, case, scale) if now.exact else None
+    lab = labelings(m, case, len(p)) if m.family not in CLOSED_FORM and now.exact and narrowed is None else None
     deltas = enumerated_deltas(m, case, scale, lab) if lab is not None else None
     column = {d: i for i, d in enumerate(lab.window)} if lab is not None else {}
     tail = set() if m.family in CLOSED_FORM else below_both(m, case)
@@ -105,7 +107,9 @@ def expected_narrowing(m: Measure, case: QueryCase, scale: Scale, prior: FloatAr
             for s, ps in enumerate(p):
                 if not grades[s]:
                     continue
-                if deltas is not None and lab is not None and d in column:
+                if narrowed is not None:
+                    expected += ps * float(narrowed[0][d][s] if d in narrowed[0] else narrowed[1][s])
+                elif deltas is not None and lab is not None and d in column:
                     rows = lab.each[:, column[d]] == s
                     expected += ps * float(deltas[rows].max() - deltas[rows].min())
                 else:
@@ -210,10 +214,13 @@ def input_matchups(
     metric: str | None,
     threshold: int,
     max_grade: int | None,
+    pooled: Iterable[str] = (),
 ) -> tuple[Measure, list[Matchup], Scale, FloatArray]:
     """What the settle order and its replay read from the queue's input: the measure (default the
     headline), a `Matchup` per comparison over the queries with a label (as `score` evaluates
-    them; a query a run lacks scores 0), the scale and the grade prior of the labels."""
+    them) and the `pooled` ones (the queue's queries: each is evaluated from its first label on,
+    so the order counts it from the start); a query a run lacks scores 0. Then the scale and the
+    grade prior of the labels."""
     from ..errors import ScoringError
     from ..models import HEADLINE
     from .names import parse_measure
@@ -225,14 +232,16 @@ def input_matchups(
     m = parse_measure(metric or HEADLINE)
     refuse_unsupported(m, scale)
     by_name = {r.name: r.ranked for r in runs}
-    queries = sorted(q for q, docs in labels.items() if docs)
+    queries = sorted({q for q, docs in labels.items() if docs} | set(pooled))
     out = []
     for a, b in comparisons:
         missing = [n for n in (a, b) if n not in by_name]
         if missing:
             raise ScoringError(f"the settle order has no run named {missing[0]!r}", "give the runs with --for")
         cases = [
-            QueryCase(q, by_name[a].get(q, ()), by_name[b].get(q, ()), {d: g for d, g in labels[q].items() if g >= 0})
+            QueryCase(
+                q, by_name[a].get(q, ()), by_name[b].get(q, ()), {d: g for d, g in labels.get(q, {}).items() if g >= 0}
+            )
             for q in queries
         ]
         out.append(Matchup(a, b, cases))

@@ -142,7 +142,8 @@ def until_settled(store: Store, items: Sequence[QueueItem], comparisons: Compari
     labels = labels_by_query(store.reads.open_work().labels)
     scale = store.settings.scale
     measures, matchups, settle_scale, prior = input_matchups_all(
-        runs, labels, pairs, comparisons.metrics, scale.relevance_threshold, scale.max_grade
-    )
+        runs, labels, pairs, comparisons.metrics, scale.relevance_threshold, scale.max_grade,
+        {i.query_id for i in items},  # as the order counts them: each evaluated from its first label on
+    )  # fmt: skip
     pending = [(i.query_id, i.doc_id) for i in items]
     return every(replay_all(measures, matchups, settle_scale, pending, expected_grade(prior)))
