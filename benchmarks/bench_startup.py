@@ -73,7 +73,8 @@ def commands(folder: Path) -> dict[str, list[str]]:
     }
     trec_eval = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
     if trec_eval:
-        found["trec_eval 10 (10 lines)"] = [trec_eval, "-m", "all_trec", str(qrels), str(run)]
+        # -c: a query of the qrels that the run lacks scores 0 (trec_eval 10 otherwise stops at it, exit 4)
+        found["trec_eval 10 (10 lines)"] = [trec_eval, "-c", "-m", "all_trec", str(qrels), str(run)]
     return found
 
 
