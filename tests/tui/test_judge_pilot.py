@@ -372,3 +372,18 @@ async def test_the_screen_shows_another_assessors_new_grade_and_leases_what_it_s
         shown = screen.docs[screen.position]
         assert (shown.doc_id, shown.grade, shown.assessor) == ("d1", 3, "bob")
         bob.close()
+
+
+async def test_x_on_the_judging_screen_clears_nothing_and_says_where_clearing_is(tiny_store: Store) -> None:
+    """Clearing a pair for everyone is the adjudication screen's (an adjudicator's): `X` here, on
+    bob's graded pair, writes no event and says where it is, instead of doing nothing silently."""
+    app = judge_app(tiny_store, "ann", query="q1")
+    before = events(tiny_store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await drawn(pilot, app)
+        await pilot.press("n")  # d2, bob's grade 1
+        await pilot.press("X")
+        await pilot.pause()
+        assert isinstance(app.screen, JudgingScreen)
+        assert any("adjudication screen" in str(n.message) for n in app._notifications)
+    assert events(tiny_store) == before

@@ -85,6 +85,7 @@ class JudgingScreen(Screen[None]):
         Binding("h", "highlight", "highlight", show=False),
         Binding("D", "duplicates", "give the duplicates your grade", show=False),
         Binding("b", "dismiss_break", "dismiss the break reminder", show=False),
+        Binding("X", "app.notify('X clears a pair for everyone on the adjudication screen')", show=False),
         Binding("up", "scroll_document('up')", show=False),
         Binding("down", "scroll_document('down')", show=False),
         Binding("pageup", "scroll_document('page_up')", show=False),
