@@ -283,8 +283,10 @@ def ndcg(r: Ranked, m: Measure) -> Bounded:
         unl_disc = -np.sort(-np.where(unl[rows], disc, -1.0), axis=1)[:, :u]
         ms = _multisets(u, top)  # [M, u]
         g_desc = -np.sort(-gains[ms], axis=1)  # each multiset's gains, largest first
-        dcg_max = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc, unl_disc)
-        dcg_min = dcg[rows, None] + np.einsum("mj,qj->qm", g_desc[:, ::-1], unl_disc)
+        # [Q, M]: each query's best and worst placement of each multiset (a matrix product: five
+        # times faster than the same einsum, which does not use BLAS; the same sums to ~1e-15)
+        dcg_max = dcg[rows, None] + unl_disc @ g_desc.T
+        dcg_min = dcg[rows, None] + unl_disc @ g_desc[:, ::-1].T
         ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
         # the ideal DCG depends on the query only through its label counts and the documents below
         # k: one table row per distinct (reduced) count vector. Below k: all at the lowest gain
