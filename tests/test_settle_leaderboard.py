@@ -167,3 +167,15 @@ def test_hostile_run_names_stay_plain_text(run_cli: Cli, name: str) -> None:
     refused = run_cli("queue", "--order", "settle", "--leaderboard", str(path), ok=False)
     assert refused.exit_code == 2 and not leaked(refused.stderr) and len(refused.stderr.strip().splitlines()) == 1
     assert "no longer exists" in refused.stderr
+
+
+def test_a_file_of_score_reports_is_said_to_be_one(run_cli: Cli) -> None:
+    """`score --format json` output given as a leaderboard: refused in one line that says what the
+    file holds, not by the first field a leaderboard has and a report lacks."""
+    a, _ = _store(run_cli)
+    reports = run_cli.tmp / "s.json"
+    run_cli("score", str(a), "--format", "json", "--out", str(reports))
+    refused = run_cli("settled", "--leaderboard", str(reports), ok=False)
+    lines = refused.stderr.strip().splitlines()
+    assert refused.exit_code == 2 and len(lines) == 1, refused.stderr
+    assert "holds score reports" in lines[0] and "not a leaderboard" in lines[0] and "Field required" not in lines[0]

@@ -49,8 +49,16 @@ def _validate(model: type[M], obj: Any, hint: str | None, path: PathLike, where:
 
 
 def read_json_model(path: PathLike, model: type[M], hint: str | None = None) -> M:
-    """The file's one JSON document, validated by `model`; `hint` goes with any error."""
-    return _validate(model, _load(path, hint), hint, path)
+    """The file's one JSON document, validated by `model`; `hint` goes with any error. A file of
+    score reports given for another kind is said to be one (not named by a missing field)."""
+    data = _load(path, hint)
+    if model is not ScoreReport and isinstance(data, dict) and set(data) == {"reports"}:
+        raise InputError(
+            f"the file holds score reports (`qrelkit score --format json`), not a {model.__name__.lower()}",
+            hint,
+            path=display(path),
+        )
+    return _validate(model, data, hint, path)
 
 
 def read_reports(path: PathLike) -> list[ScoreReport]:
