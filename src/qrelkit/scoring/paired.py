@@ -175,9 +175,9 @@ def _warning(c: MetricComparison) -> str | None:
         return None
     lo, hi = c.delta_bounds
     if (c.delta > 0 and lo < -TIE) or (c.delta < 0 and hi > TIE):  # the other sign is within reach
-        return (
-            f"unlabeled documents leave the delta anywhere in [{lo:+.4f}, {hi:+.4f}]: "
-            "judging them could reverse its sign"
+        return (  # each run's bounds apart: an outer range, which may hold a sign no labeling gives
+            f"the runs' bounds leave the delta in [{lo:+.4f}, {hi:+.4f}] (an outer range): judging the "
+            "unlabeled documents may reverse its sign (qrelkit settled says whether it can)"
         )
     return None
 
