@@ -50,7 +50,7 @@ then apply to every candidate, on the corrected interval.
 \b
 Per metric: both means, B - A, a 95% paired bootstrap interval, a paired randomization test,
 wins / ties / losses, per-stratum and traffic-weighted deltas, coverage of each side and a
-warning when unlabeled documents could reverse the delta. The diagnosis reads the two tiles
+warning when unlabeled documents may reverse the delta. The diagnosis reads the two tiles
 (headline {HEADLINE}, recall {RECALL}; "falls" = the interval lies below 0):
   stable         neither moved
   ordering       headline falls, recall holds: look at the reranker or fusion
