@@ -195,9 +195,7 @@ def compare_any(
     notes = read_notes(reports)
     if len(reports) == 2 and not opts.leaderboard:
         pairwise = _pairwise(reports[0], reports[1], opts)
-        settled = _settled(read, opts, pairwise.comparison)
-        comparison = sign_warnings(pairwise.comparison, settled)
-        return dataclasses.replace(pairwise, comparison=comparison, notes=notes, settled=settled)
+        return dataclasses.replace(pairwise, notes=notes, settled=_settled(read, opts, pairwise.comparison))
     outcome = _leaderboard(reports, opts)
     board = outcome.leaderboard
     rows = [
@@ -228,26 +226,6 @@ def _settled(read: Inputs, opts: CompareOptions, c: Comparison) -> list[SettledR
     if not opts.settled or opts.allow_mismatch or a is None or b is None or read.source is None or not read.chosen:
         return []
     return settling.settled_rows(read.source, read.chosen, (a, b), list(c.metrics), opts.run_format)
-
-
-def sign_warnings(c: Comparison, settled: Sequence[SettledRow]) -> Comparison:
-    """The comparison's sign warnings from the exact range where the stopping rule gave one: the
-    runs' bounds subtracted (`paired`) hold signs no labeling gives, so a sign `settled` says is
-    settled gets no warning, and an open one is said with its range over every labeling."""
-    metrics = dict(c.metrics)
-    for row in settled:
-        m = metrics.get(row.metric)
-        if m is None or m.warning is None:
-            continue
-        warning = None
-        if row.sign == "open":
-            can = "can" if row.exact else "may"
-            warning = (
-                f"over every labeling the delta lies in [{row.low:+.4f}, {row.high:+.4f}]: judging the unlabeled "
-                f"documents {can} reverse its sign"
-            )
-        metrics[row.metric] = m.model_copy(update={"warning": warning})
-    return c.model_copy(update={"metrics": metrics})
 
 
 def read_notes(reports: Sequence[ScoreReport]) -> list[str]:

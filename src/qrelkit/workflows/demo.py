@@ -54,12 +54,6 @@ def _demo(store: Store, *, keep: bool) -> Demo:
     runs = sorted((folder.parent / "runs").glob("*.run"), key=lambda p: p.stem)
     reports = [score_run(source, run, chosen, per_query=True) for run in runs]
     comparison = paired.compare(reports[0], reports[1]) if len(reports) == 2 else None
-    if comparison is not None:  # its sign warnings from the range over every labeling, as compare's
-        from .compare import sign_warnings
-        from .settling import settled_rows
-
-        rows = settled_rows(source, chosen, (runs[0], runs[1]), list(comparison.metrics))
-        comparison = sign_warnings(comparison, rows)
     if keep and comparison is not None:  # the dashboard shows the comparison, the impact queue needs the runs
         store.reports.save(comparison, f"{runs[0].name} vs {runs[1].name}")
         store.pool.add_runs(read_run_lists(runs, 10), depth=10, paths=[str(p) for p in runs])
