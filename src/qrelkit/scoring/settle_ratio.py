@@ -94,6 +94,25 @@ def _ratio(n: FloatArray, ideal: FloatArray) -> FloatArray:
     return np.divide(n, ideal, out=np.zeros(len(n)), where=ideal > 0)
 
 
+def _level_counts(
+    values: Sequence[float], known: Sequence[float], gains: FloatArray, counts: IntArray
+) -> tuple[FloatArray, dict[float, int], IntArray, IntArray]:
+    """What the ideal DCG reads, for `ndcg_range` and `ndcg_narrowed`: the positive gains any label
+    of the query can take (largest first) and each one's column, the known labels' count at each
+    (one row), and that row plus each multiset's documents (`counts`, column j at `gains[j]`): [M, L]."""
+    levels = np.array(sorted({v for v in (*values, *known) if v > 0}, reverse=True), dtype=np.float64)
+    at = {v: j for j, v in enumerate(levels)}
+    known_counts = np.zeros(len(levels), dtype=np.int64)
+    for v in known:
+        if v > 0:
+            known_counts[at[v]] += 1
+    base = np.repeat(known_counts[None, :], len(counts), axis=0)
+    for j, v in enumerate(gains):
+        if v > 0:
+            base[:, at[v]] += counts[:, j]
+    return levels, at, known_counts, base
+
+
 def ndcg_range(
     coef: Sequence[float], n0: float, known: Sequence[float], tail: int, values: Sequence[float], k: int | None
 ) -> tuple[float, float, float] | None:
@@ -113,17 +132,9 @@ def ndcg_range(
     down = np.concatenate([[0.0], np.cumsum(c)])  # smallest c first
     n_max = n0 + ((up[end] - up[start]) * gains).sum(axis=1)
     n_min = n0 + ((down[end] - down[start]) * gains).sum(axis=1)
-    levels = np.array(sorted({v for v in (*values, *known) if v > 0}, reverse=True), dtype=np.float64)
-    at = {v: j for j, v in enumerate(levels)}
-    base = np.zeros((len(counts), len(levels)), dtype=np.int64)
-    for v in known:
-        if v > 0:
-            base[:, at[v]] += 1
-    now_ideal = _ideal(levels, base[:1], k)[0]
+    levels, at, known_counts, base = _level_counts(values, known, gains, counts)
+    now_ideal = _ideal(levels, known_counts[None, :], k)[0]
     now = n0 / now_ideal if now_ideal > 0 else 0.0
-    for j, v in enumerate(gains):
-        if v > 0:
-            base[:, at[v]] += counts[:, j]
     tails = [base]
     if tail and max(values) > 0:
         most = base.copy()
@@ -249,15 +260,7 @@ def ndcg_narrowed(
     for order in (np.argsort(-c, kind="stable"), np.argsort(c, kind="stable")):
         p = _without_one(c, order)  # [W, W]
         rest.append(((p[:, end] - p[:, start]) * gains).sum(axis=2))  # [W, M]
-    levels = np.array(sorted({v for v in (*values, *known) if v > 0}, reverse=True), dtype=np.float64)
-    at = {v: j for j, v in enumerate(levels)}
-    base = np.zeros((len(counts), len(levels)), dtype=np.int64)
-    for v in known:
-        if v > 0:
-            base[:, at[v]] += 1
-    for j, v in enumerate(gains):
-        if v > 0:
-            base[:, at[v]] += counts[:, j]
+    levels, at, _, base = _level_counts(values, known, gains, counts)
     widths = np.zeros((w, s))
     for si, v in enumerate(values):
         labeled = base.copy()
