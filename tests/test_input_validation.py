@@ -233,8 +233,10 @@ def _weighted(run_cli: Cli, weight: str) -> tuple[float, float, str]:
 def test_huge_stratum_weights_are_shares_not_an_overflow(run_cli: Cli) -> None:
     """Three strata at 1e308 summed to infinity: weighted means of 0.0000, shares of 0%. Weights
     are shares of their total, computed without overflow, wherever they are used."""
+    from dataclasses import replace
+
     from conftest import ROOT
-    from qrelkit.models import Summary
+    from qrelkit.models import PlainSummary
     from qrelkit.scoring.aggregate import weighted_mean
     from qrelkit.scoring.impact import query_weights
 
@@ -243,8 +245,8 @@ def test_huge_stratum_weights_are_shares_not_an_overflow(run_cli: Cli) -> None:
     assert (mean, delta) == pytest.approx(_weighted(run_cli, "1")[:2], rel=1e-12)
     assert mean > 0.5 and listed.count("33.3%") == 3, listed
     assert query_weights({"q1": "a", "q2": "b"}, {"a": 1e308, "b": 1e308}) == {"q1": 0.5, "q2": 0.5}
-    s = Summary(n=1, mean=0.5, sd=0.0, se=0.0, ci95=(0.5, 0.5), coverage=None, bounds=None, exact=True)
-    assert weighted_mean({"a": s, "b": s.model_copy(update={"mean": 1.0})}, {"a": 1e308, "b": 1e308}) == 0.75
+    s = PlainSummary(n=1, mean=0.5, sd=0.0, se=0.0, ci95=(0.5, 0.5), coverage=None, bounds=None, exact=True)
+    assert weighted_mean({"a": s, "b": replace(s, mean=1.0)}, {"a": 1e308, "b": 1e308}) == 0.75
     assert weighted_mean({"a": s}, {"a": 5e-324}) == 0.5  # the smallest weight above 0 still counts
 
 

@@ -16,9 +16,12 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import hostile
 import qrelkit
-from qrelkit.cli import app
+from qrelkit.cli import _common, app
 
 HEAVY = ("pydantic", "rich", "numpy", "sqlite3", "textual", "pyarrow", "importlib.metadata")
 
@@ -113,11 +116,12 @@ def test_scoring_a_small_qrels_file_loads_no_store_version_or_ui(tmp_path: Path)
         assert not _loaded(modules, name), name
 
 
-SCORE_MODULES = 390
-"""The most modules a fresh `score --format json` of a small file may hold: 387 with Python 3.11 and
-this project's pins (398 before gzip, concurrent.futures with logging, ctypes.util with
-subprocess were left to the inputs that need them; 442 before rich, numpy.ma and the version and
-leaderboard models were; rich alone is about 50)."""
+SCORE_MODULES = 280
+"""The most modules a fresh `score --format json` of a small file may hold: 274 with Python 3.11 and
+this project's pins (387 while the report was pydantic's: pydantic, pydantic_core, annotated_types,
+typing_extensions and importlib.metadata; 398 before gzip, concurrent.futures with logging,
+ctypes.util with subprocess were left to the inputs that need them; 442 before rich, numpy.ma and
+the version and leaderboard models were; rich alone is about 50)."""
 
 
 def test_scoring_a_small_run_as_json_imports_only_what_it_uses(tmp_path: Path) -> None:
@@ -132,9 +136,31 @@ def test_scoring_a_small_run_as_json_imports_only_what_it_uses(tmp_path: Path) -
     )
     assert _loaded(modules, "qrelkit.scoring.kernels")  # it did score
     unused = ("rich", "numpy.ma", "qrelkit.models.versions", "qrelkit.models.leaderboard", "qrelkit.render.html",
-              "gzip", "concurrent.futures", "logging", "ctypes.util", "subprocess")  # fmt: skip
+              "gzip", "concurrent.futures", "logging", "ctypes.util", "subprocess", "pydantic", "pydantic_core",
+              "qrelkit.models.domain", "qrelkit.models.reports", "importlib.metadata")  # fmt: skip
     assert [name for name in unused if _loaded(modules, name)] == []
     assert len(modules) <= SCORE_MODULES
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "trec", "trec_eval"])
+def test_scoring_against_a_qrels_file_imports_no_pydantic_in_any_format(tmp_path: Path, fmt: str) -> None:
+    """Issue 31: the report of `score RUN... --qrels FILE` is plain data until it is written
+    (`models.plain`; the JSON is pydantic's bytes, `formats.json_text`), so no format, with or without
+    `--per-query` and `--out`, imports pydantic (its import, its model classes and its plugin
+    loader's `importlib.metadata` were 85 of a small score's ~190 ms), sqlite3 or textual; only a
+    table imports rich. `--save` and the store or a frozen version as the source may (they
+    validate, and open sqlite anyway)."""
+    (tmp_path / "q.txt").write_text("".join(f"q{i} 0 d{i} {i % 4}\n" for i in range(10)))
+    (tmp_path / "r.txt").write_text("".join(f"q{i % 5} Q0 d{i} {i // 5 + 1} {10 - i} r\n" for i in range(10)))
+    (tmp_path / "ranks.txt").write_text("".join(f"q{i % 5}\td{i}\t{i // 5 + 1}\n" for i in range(10)))
+    heavy = ("pydantic", "pydantic_core", "importlib.metadata", "sqlite3", "textual", "qrelkit.models.domain",
+             "qrelkit.models.reports", "qrelkit.storage", "qrelkit.versioning")  # fmt: skip
+    for more in ([], ["--per-query", "--out", "out.txt", "--names", "trec_eval", "--min-coverage", "0.1"]):
+        modules = _modules("score", "r.txt", "ranks.txt", "--qrels", "q.txt", "--format", fmt, *more, cwd=tmp_path)
+        assert _loaded(modules, "qrelkit.scoring.kernels")  # it did score
+        assert [name for name in heavy if _loaded(modules, name)] == [], (fmt, more)
+        assert _loaded(modules, "rich") == (fmt == "table"), (fmt, more)
+    assert (tmp_path / "out.txt").stat().st_size > 0
 
 
 def test_every_command_has_its_summary_and_the_list_is_what_click_would_print() -> None:
@@ -199,3 +225,35 @@ def test_pyarrows_tokeniser_imports_no_pandas() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
     assert line == "RESULT [2.5, -1000.0] True False"
+
+
+_texts = st.one_of(st.sampled_from(sorted(hostile.TEXT.values())), st.text(max_size=20), st.just(hostile.ALL_IN_ONE))
+_parts = st.lists(
+    st.one_of(
+        _texts,
+        st.tuples(_texts, st.sampled_from(["bold", "bold red", "dim"])),
+        st.builds(_common.Data, _texts, st.sampled_from(["", "dim", "bold"])),
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_parts)
+def test_a_line_said_without_rich_is_what_rich_prints_to_a_file(parts: list[_common.Part]) -> None:
+    """`say` to a stream that is not a terminal writes `plain_line` without importing rich (`score
+    --out`'s `wrote PATH`, `--min-coverage`'s line): byte for byte what rich's console prints there,
+    hostile text (markup, escapes, control characters) included; a tab or newline is left to rich."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=io.StringIO(), highlight=False, soft_wrap=True)
+    console.print(Text.assemble(*(_common._own(p) for p in parts)))  # noqa: SLF001
+    line = _common.plain_line(tuple(parts))
+    if line is not None:
+        assert line + "\n" == console.file.getvalue()  # type: ignore[attr-defined]
+    else:  # only a tab or a newline leaves the line to rich
+        raw = [p if isinstance(p, str) else p[0] if isinstance(p, tuple) else str(p.text) for p in parts]  # type: ignore[union-attr]
+        assert any("\t" in r or "\n" in r for r in raw)

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 
 from conftest import Cli
-from qrelkit.models import FileFingerprint, Fingerprint, ScoreReport, ScoreReports
+from qrelkit.models import FileFingerprint, Fingerprint, ScoreReport, ScoreReports, to_plain
 from qrelkit.render.score import render_reports
 from qrelkit.scoring import evaluate
 
@@ -49,10 +49,10 @@ def test_json_writes_null_and_reads_it_back() -> None:
 
 def test_tables_csv_and_trec_lines_say_n_a() -> None:
     rep = _report([])
-    table = render_reports([rep], "table")
+    table = render_reports([to_plain(rep)], "table")
     assert "n/a" in table and "0.0000" not in table and "0.000–0.000" not in table
-    assert render_reports([rep], "trec").splitlines() == ["AP\tall\tn/a", "P@5\tall\tn/a"]
-    rows = render_reports([rep], "csv").splitlines()[1:]
+    assert render_reports([to_plain(rep)], "trec").splitlines() == ["AP\tall\tn/a", "P@5\tall\tn/a"]
+    rows = render_reports([to_plain(rep)], "csv").splitlines()[1:]
     # n, then mean, sd, se, ci_low, ci_high, coverage, bounds and weighted mean: all empty; no query
     # missing from the run, none without labels
     assert rows == ["r,AP,all,0,,,,,,,,,,0,0", "r,P@5,all,0,,,,,,,,,,0,0"]
@@ -62,7 +62,7 @@ def test_one_query_still_has_a_mean() -> None:
     # q: a ranked first and relevant: AP = 1/1 = 1, P@5 = 1/5; r is missing from the run: 0 and 0
     rep = _report(None)
     assert rep.metrics["AP"].mean == 0.5 and rep.metrics["P@5"].mean == (0.2 + 0.0) / 2
-    assert "n/a" not in render_reports([rep], "table")
+    assert "n/a" not in render_reports([to_plain(rep)], "table")
 
 
 def test_the_python_means_over_zero_queries_are_nan() -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-from qrelkit.models import Comparison, Leaderboard, LeaderboardRow, RunCell, ScoreReport
+from qrelkit.models import Comparison, Leaderboard, LeaderboardRow, RunCell, ScoreReport, to_model
 from qrelkit.scoring import paired
 from qrelkit.workflows import scoring, sources
 
@@ -19,7 +19,7 @@ METRICS = "nDCG@10,R@50,RR,P@10"
 def score(paths: list[Path]) -> list[ScoreReport]:
     source = sources.ScoringSource.from_version(GOLDEN / "1.0")
     chosen = sources.plan(source, metrics=METRICS)
-    return [scoring.score_run(source, p, chosen, per_query=True) for p in paths]
+    return [to_model(scoring.score_run(source, p, chosen, per_query=True)) for p in paths]
 
 
 def swapped_run(tmp: Path) -> Path:

@@ -8,7 +8,7 @@ import re
 
 from textual.widgets import DataTable, Static, TextArea
 
-from qrelkit.models import Document, GradeLevel, GradeScale, Judgment, JudgmentState, PoolEntry, Query
+from qrelkit.models import Document, GradeLevel, GradeScale, Judgment, JudgmentState, PoolEntry, Query, to_model
 from qrelkit.storage import Store
 from qrelkit.tui.app import JudgeApp
 from qrelkit.tui.modals.next_query import NextQueryScreen
@@ -127,7 +127,7 @@ async def test_the_dashboard_shows_run_and_set_names_as_they_are() -> None:
     chosen = plan(source)
     a, b = (score_run(source, folder / "runs" / f"{n}.run", chosen, per_query=True, name=f"{n}{NASTY}")
             for n in ("bm25", "bm25-title"))  # fmt: skip
-    comparison = paired.compare(a, b)
+    comparison = paired.compare(to_model(a), to_model(b))
     store = make_store()
     store.reports.save(comparison, "x")
     app = judge_app(store, "ann")

@@ -8,14 +8,15 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import click
 
 from ..errors import QrelkitError
 from ..formats.trec import RUN_FORMATS
-from ..models import SEEDS
+from ..models.vocabulary import SEEDS
 from ..render.styles import data, visible
 
 if TYPE_CHECKING:
@@ -87,20 +88,60 @@ def store_opener(ctx: click.Context) -> Callable[[], Store]:
     return lambda: open_store(ctx)
 
 
-def say(*parts: str | Text | tuple[str, str], console: LazyConsole = out) -> None:
+@dataclass(frozen=True)
+class Data:
+    """Untrusted text for `say`, drawn as `render.styles.data` draws it (never markup, control
+    characters made visible) without importing rich when the console is not a terminal (`plain_line`):
+    `score --out`'s `wrote PATH` and its notes."""
+
+    text: object
+    style: str = ""
+
+
+Part = Union[str, "Text", tuple[str, str], Data]
+
+
+def say(*parts: Part, console: LazyConsole = out) -> None:
     """Print a line made of our own words (str, or (str, style)) and data (Text, from
-    `render.styles.data`). Our words are never markup, and their control characters are made
-    visible too, in case a value from a file was formatted into them (a manifest's hash)."""
+    `render.styles.data`, or `Data`). Our words are never markup, and their control characters are
+    made visible too, in case a value from a file was formatted into them (a manifest's hash).
+    To a stream that is not a terminal, a line `plain_line` can write is written without rich."""
+    line = None if console.is_terminal else plain_line(parts)
+    if line is not None:
+        stream = sys.stderr if console.stderr else sys.stdout
+        stream.write(line + "\n")
+        stream.flush()
+        return
     from rich.text import Text
 
     console.print(Text.assemble(*(_own(p) for p in parts)))
 
 
-def _own(part: str | Text | tuple[str, str]) -> str | Text | tuple[str, str]:
+def plain_line(parts: tuple[Part, ...]) -> str | None:
+    """The line rich prints for `parts` to a stream that is not a terminal (no colour, no wrap:
+    the text as it is), or None when rich must draw it: a part that is already rich's `Text`, or a
+    tab or newline (rich expands tabs by cell width)."""
+    texts = []
+    for p in parts:
+        if isinstance(p, str):
+            texts.append(visible(p))
+        elif isinstance(p, tuple):
+            texts.append(visible(p[0]))
+        elif isinstance(p, Data):
+            texts.append(visible(str(p.text)))
+        else:
+            return None
+    line = "".join(texts)
+    return None if "\t" in line or "\n" in line else line
+
+
+def _own(part: Part) -> str | Text | tuple[str, str]:
     if isinstance(part, str):
         return visible(part)
     if isinstance(part, tuple):
         return visible(part[0]), part[1]
+    if isinstance(part, Data):
+        return data(part.text, part.style)
     return part
 
 
@@ -139,7 +180,7 @@ def emit(render: Callable[[int, bool], str], out_path: Path | None, *, styled: b
         return
     with atomic_write(out_path) as stream:
         stream.write(render(out.width if styled else 0, False))
-    say("wrote ", data(out_path), console=err)
+    say("wrote ", Data(out_path), console=err)
 
 
 @contextlib.contextmanager

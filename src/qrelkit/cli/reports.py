@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Literal
 import click
 from rich.table import Table
 
-from ..models import Comparison, SavedReport, ScoreReport
+from ..models import Comparison, PlainScoreReport, SavedReport, ScoreReport, to_plain
 from ..render import text
 from ..render.compare import TABLE_WIDTH, comparison_table
-from ..render.score import render_reports
+from ..render.score import ScoreFormat, render_reports
 from ..render.styles import data
 from ..workflows import saved
 from ._common import check_out, emit, err, open_store, out_option, say
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 ShowFormat = Literal["table", "json", "html"]
 
 
-def save_and_say(store: Store, reports: Sequence[ScoreReport | Comparison]) -> None:
+def save_and_say(store: Store, reports: Sequence[PlainScoreReport | ScoreReport | Comparison]) -> None:
     """`--save`: keep the reports, and say on stderr what was kept under which id."""
     for e in saved.save_reports(store, reports):
         say(f"saved {e.kind} report {e.id}: ", data(e.name), f" (qrelkit reports show {e.id})", console=err)
@@ -89,9 +89,8 @@ def render(found: SavedReport, fmt: ShowFormat, width: int, color: bool) -> str:
     rep = found.score
     if rep is None:  # show_report returns one of the two
         return ""
-    return render_reports(
-        [rep], "json" if fmt == "json" else "table", per_query=rep.per_query is not None, width=width, color=color
-    )
+    shown: ScoreFormat = "json" if fmt == "json" else "table"
+    return render_reports([to_plain(rep)], shown, per_query=rep.per_query is not None, width=width, color=color)
 
 
 COMMANDS = [reports]

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from ..formats.trec import RunFormat
-from ..models import ScoreReport
+from ..models.plain import PlainScoreReport
 from ..render.score import ScoreFormat, render_reports
-from ..render.styles import data
 from ..scoring.measures import DEFAULT_METRICS
 from ..scoring.names import REFERENCES
 from ..workflows import scoring, sources
 from ._common import (
+    Data,
     check_out,
     emit,
     err,
@@ -194,16 +194,16 @@ def score(
     _check_coverage(ctx, reports, min_coverage)
 
 
-def _check_coverage(ctx: click.Context, reports: list[ScoreReport], min_coverage: float | None) -> None:
+def _check_coverage(ctx: click.Context, reports: list[PlainScoreReport], min_coverage: float | None) -> None:
     """`--min-coverage`: exit 1, naming each metric under it."""
     low = scoring.coverage_violations(reports, min_coverage) if min_coverage is not None else []
     if low:
-        say((f"coverage below {min_coverage:g}:", "bold red"), " ", data("; ".join(low)), console=err)
+        say((f"coverage below {min_coverage:g}:", "bold red"), " ", Data("; ".join(low)), console=err)
         ctx.exit(1)
 
 
 def _emit(
-    reports: list[ScoreReport],
+    reports: list[PlainScoreReport],
     runs: tuple[Path, ...],
     fmt: ScoreFormat,
     naming: str,
@@ -237,7 +237,7 @@ def _emit(
     if fmt in ("trec", "csv", "trec_eval"):  # a table's notes and the JSON say it; these formats have no room
         for r in reports:
             if r.run_read_as:
-                say(("note:", "bold"), " ", data(f"{r.fingerprint.run.name}: {r.run_read_as}"), console=err)
+                say(("note:", "bold"), " ", Data(f"{r.fingerprint.run.name}: {r.run_read_as}"), console=err)
 
 
 COMMANDS = [score]

@@ -7,20 +7,21 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from typing import IO, Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from ..errors import InputError
-from ..models import Document, Query
-from . import validation
 from .ids import check_id, refuse_repeat
 from .jsonsafe import DuplicateKeyError, refuse_lone_surrogates, unique_keys
 from .paths import PathLike, display
 from .reading import read_lines
 from .trec import GRADE_MAX, GRADE_MIN, RUN_REPEAT_HINT, QrelRecord, RunRecord
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:  # pydantic loads where a line is validated: a JSON Lines run needs none
+    from pydantic import BaseModel, ValidationError
+
+    from ..models import Document, Query
+
+M = TypeVar("M", bound="BaseModel")
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -78,6 +79,10 @@ def read_models(path: PathLike, model: type[M], hint: str | None = None) -> Iter
 
 def validate(model: type[M], obj: dict[str, Any], hint: str | None, name: str, lineno: int) -> M:
     """`model` from one line's object; an `InputError` naming the file, line and field if it does not fit."""
+    from pydantic import ValidationError
+
+    from . import validation
+
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
@@ -177,6 +182,8 @@ def document_from(obj: dict[str, Any], name: str, lineno: int) -> Document:
                 )  # fmt: skip
             metadata[key] = value
     known: dict[str, Any] = {k: obj[k] for k in ("id", "title", "text") if k in obj}
+    from ..models import Document
+
     return validate(Document, {**known, "metadata": metadata or None}, DOCS_HINT, name, lineno)
 
 
@@ -192,6 +199,8 @@ QUERIES_HINT = 'lines are {"id": ..., "text": ..., "stratum": ...} ("_id" works 
 
 def read_queries(path: PathLike) -> Iterator[tuple[int, Query]]:
     """(line number, query) for each line of a queries JSONL file; `_id` reads as `id`."""
+    from ..models import Query
+
     name = display(path)
     for lineno, obj in read_objects(path):
         yield lineno, validate(Query, _with_id(obj, name, lineno), QUERIES_HINT, name, lineno)

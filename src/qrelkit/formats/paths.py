@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 
+MANIFEST = "manifest.json"
+"""The file that makes a folder a frozen version (`versioning.folders` writes it; `--out` is refused
+inside such a folder without importing the version code)."""
+
 PathLike = str | os.PathLike[str]
 
 STDIN = "-"

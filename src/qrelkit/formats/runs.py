@@ -23,12 +23,12 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import InputError
-from ..models.reports import ScoreReport
+from ..models.plain import PlainScoreReport
 from . import jsondict, jsonl, trec
 from .hashing import HashedPath, PlainFile
 from .paths import PathLike, display, is_stdin
@@ -47,7 +47,7 @@ REPORT_SUFFIX = ".json"
 """A `.json` file (or `.json.gz`) is one JSON document: a saved score report, or a JSON dict run
 or qrels (`{"q1": {"d1": 1.5}}`), told apart by their content (`is_report`)."""
 _RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv", ".jsonl", ".json", ".ndjson")
-_REPORT_KEYS = frozenset(ScoreReport.model_fields) | {"reports"}
+_REPORT_KEYS = frozenset(f.name for f in fields(PlainScoreReport)) | {"reports"}
 
 FileKind = Literal["trec", "jsonl", "json"]
 """How a run or qrels file is written: TREC text (white-space separated, 3 to 6+ fields), JSON

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal, get_args
@@ -25,6 +24,7 @@ from pydantic import (
 )
 
 from ..errors import InputError, UsageError
+from .vocabulary import DEFAULT_STRATUM, GRADE_TOP, STORE_MAX_GRADE
 
 _NOT_ID = r"\s\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069"
 _ID_PATTERN = rf"^[^{_NOT_ID}#][^{_NOT_ID}]*$"
@@ -86,19 +86,6 @@ def check_assessor(name: str, given_as: str) -> str:
     return name
 
 
-DEFAULT_STRATUM = "default"
-"""The stratum of a query that names none."""
-
-TILES = ("nDCG@10", "R@50")
-"""The two tiles, (headline, recall at candidate depth): what a comparison, a leaderboard and the
-dashboard lead with, and what the judging queue's impact order narrows, unless told otherwise."""
-
-HEADLINE, RECALL = TILES
-
-SEEDS = (0, 2**32 - 1)
-"""The seeds of a random order, a resampling or a sample (every --seed): 0 <= seed < 2^32, what
-numpy's and Python's generators take as one 32-bit word (numpy refuses a negative seed)."""
-
 LabelPolicy = Literal["median", "latest"]
 """How disagreeing assessors' grades resolve when no one adjudicated (see `resolution`)."""
 
@@ -111,42 +98,12 @@ ReportKind = Literal["score", "comparison"]
 """What a report saved in the store is: a score report or a comparison."""
 
 
-Direction = Literal["down", "up", "flat"]
-"""Where a paired delta went: its 95% interval lies below 0, above 0, or spans it."""
-
-
-def interval_direction(ci: tuple[float, float] | None) -> Direction:
-    """`down` when the interval lies below 0, `up` when above, else (or with no interval) `flat`."""
-    if ci is None:
-        return "flat"
-    return "down" if ci[1] < 0 else "up" if ci[0] > 0 else "flat"
-
-
-class Diagnosis(StrEnum):
-    """What the two tiles of a comparison say together (see `scoring.paired.diagnose`)."""
-
-    STABLE = "stable"
-    """Neither tile moved."""
-    ORDERING = "ordering"
-    """The headline falls, recall holds: the reranker or fusion."""
-    UPSTREAM = "upstream"
-    """Both fall: analyzer, chunking, ingestion changed."""
-    EARLY_WARNING = "early_warning"
-    """Recall falls, the headline holds: an upstream problem is coming."""
-    IMPROVED = "improved"
-    """Nothing fell, something rose."""
-
-
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 LEVEL_NAME_MAX, DEFINITION_MAX = 40, 2000
 """The longest level name (it sits beside its key on the judging screen) and grade definition."""
-GRADE_TOP = 2**31 - 1
-"""The highest grade any scale reaches (qrels files hold 32-bit grades, as trec_eval reads them)."""
-STORE_MAX_GRADE = 100
-"""The highest grade of a store's scale: the judging screen keys each grade, status counts each."""
 
 
 def _level_name(v: str) -> str:
@@ -267,19 +224,6 @@ def _finite_weight(v: float) -> float:
 Weight = Annotated[float, Field(ge=0.0), AfterValidator(_finite_weight)]
 """A stratum's traffic weight: a finite number >= 0, wherever one is read (`strata set`, a
 manifest, a saved report)."""
-
-
-def weight_shares(weights: Mapping[str, float]) -> dict[str, float]:
-    """Each key's share of the total weight (the shares sum to 1), or {} when no weight is above 0;
-    a weight below 0 counts as 0. Each weight is divided by the largest first, so that weights near
-    the float maximum (three strata at 1e308) do not add up to infinity, which made every share 0.
-    The one rule of every weighted mean and share of traffic."""
-    top = max((w for w in weights.values() if w > 0), default=0.0)
-    if not top > 0:
-        return {}
-    scaled = {k: w / top if w > 0 else 0.0 for k, w in weights.items()}
-    total = sum(scaled.values())
-    return {k: v / total for k, v in scaled.items()}
 
 
 class Stratum(_Model):

@@ -7,8 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from .domain import Direction, _Model, interval_direction
+from .domain import _Model
 from .reports import Comparison, Fingerprint, QueryCounts
+from .vocabulary import Direction, interval_direction
 
 Correction = Literal["holm", "bonferroni", "tukey", "none"]
 """How the p-values of several candidates are corrected: Holm or Bonferroni over the paired

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Annotated
+from typing import Annotated, cast, overload
 
 from pydantic import BeforeValidator, Field, PlainSerializer, WithJsonSchema
 
-from .domain import (
-    Diagnosis,
-    Direction,
-    Weight,
-    _Model,
-    interval_direction,
-)
+from . import plain
+from .domain import Weight, _Model
 from .judging import PairNote
 from .machine import LabelSet
+from .vocabulary import Diagnosis, Direction, interval_direction
 
 # -- score reports ------------------------------------------------------------------------------
 
@@ -298,3 +295,47 @@ class SavedReport(_Model):
     created: str
     score: ScoreReport | None = None
     comparison: Comparison | None = None
+
+
+# -- the plain twins of the score report (`plain`) ---------------------------------------------
+
+TWINS: dict[type[_Model], type] = {
+    GoldenFingerprint: plain.PlainGoldenFingerprint,
+    FileFingerprint: plain.PlainFileFingerprint,
+    Fingerprint: plain.PlainFingerprint,
+    QueryCounts: plain.PlainQueryCounts,
+    Summary: plain.PlainSummary,
+    MetricReport: plain.PlainMetricReport,
+    QueryScore: plain.PlainQueryScore,
+    ScoreReport: plain.PlainScoreReport,
+}
+"""Each score report model -> its plain twin (the same fields, defaults and exclusions)."""
+
+
+def to_model(report: plain.PlainScoreReport) -> ScoreReport:
+    """A plain score report (what scoring builds) as the model, validated: what a comparison, a
+    saved report and the store take. The one conversion this way."""
+    return ScoreReport.model_validate(dataclasses.asdict(report))
+
+
+@overload
+def to_plain(model: ScoreReport) -> plain.PlainScoreReport: ...
+@overload
+def to_plain(model: Fingerprint) -> plain.PlainFingerprint: ...
+def to_plain(model: ScoreReport | Fingerprint) -> plain.PlainScoreReport | plain.PlainFingerprint:
+    """A score report model (one that was read), or its fingerprint, as plain data, which
+    `render.score` draws. The one conversion this way."""
+    return cast("plain.PlainScoreReport | plain.PlainFingerprint", _plain(model))
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, _Model):
+        twin = TWINS[type(value)]
+        return twin(**{f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(twin)})
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value

@@ -5,8 +5,10 @@ terminal shows it as data, HTML escapes it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ..models import Comparison, QueryCounts
+if TYPE_CHECKING:  # the models (pydantic) load where a comparison is made: a score's notes need none
+    from ..models import Comparison, PlainQueryCounts, QueryCounts
 
 SHOWN = 10
 """Query ids a sentence names before `(+N more)`."""
@@ -18,7 +20,7 @@ def listed(ids: Sequence[str], most: int = SHOWN) -> str:
     return ", ".join(ids[:most]) + more
 
 
-def unlabeled_note(q: QueryCounts) -> str:
+def unlabeled_note(q: QueryCounts | PlainQueryCounts) -> str:
     """What became of the golden-set queries with no label (when `q.unlabeled` > 0)."""
     which = "query has" if q.unlabeled == 1 else "queries have"
     if q.unlabeled_kept:

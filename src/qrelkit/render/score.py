@@ -6,9 +6,11 @@ import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
-from ..models import ScoreReport, ScoreReports, Summary
+from ..formats.json_text import dumps
+from ..models.plain import PlainScoreReport, PlainSummary, json_data
 from . import text
 from .queries import unlabeled_note
 from .styles import LOW_COVERAGE, column, coverage_cell, csv_cell, data
@@ -26,7 +28,7 @@ TABLE_WIDTH = 110
 
 
 def render_reports(
-    reports: Sequence[ScoreReport],
+    reports: Sequence[PlainScoreReport],
     fmt: ScoreFormat,
     *,
     per_query: bool = False,
@@ -39,9 +41,11 @@ def render_reports(
     """Every report in one format. JSON is always one `ScoreReports` object (one report or many),
     under canonical names; TREC lines gain a leading run column when several runs were scored.
     `names` (canonical -> trec_eval's) renames the metrics of tables, TREC lines and CSV, and
-    is what `trec_eval` output prints; `runids` are its `runid` lines (default: the run names)."""
+    is what `trec_eval` output prints; `runids` are its `runid` lines (default: the run names).
+    The reports are plain data (`models.plain`; `models.to_plain` makes a read one so); the JSON is
+    the bytes pydantic writes of the models (`formats.json_text`), without importing pydantic."""
     if fmt == "json":
-        return ScoreReports(reports=list(reports)).model_dump_json(indent=2) + "\n"
+        return dumps({"reports": [json_data(r) for r in reports]}) + "\n"
     if fmt == "trec_eval":
         ids = list(runids) if runids is not None else [r.fingerprint.run.name for r in reports]
         return trec_eval_reports(reports, names or {}, ids, per_query=per_query)
@@ -56,19 +60,18 @@ def render_reports(
     return "".join(text(p, width=max(width, TABLE_WIDTH), color=color) for p in parts)
 
 
-def renamed(rep: ScoreReport, names: Mapping[str, str]) -> ScoreReport:
+def renamed(rep: PlainScoreReport, names: Mapping[str, str]) -> PlainScoreReport:
     """The report with its metrics under other names (`names`; a metric not in it keeps its own)."""
 
     def name(metric: str) -> str:
         return names.get(metric, metric)
 
     per_query = rep.per_query and {q: {name(m): v for m, v in ms.items()} for q, ms in rep.per_query.items()}
-    fp = rep.fingerprint.model_copy(update={"metrics": [name(m) for m in rep.fingerprint.metrics]})
-    update = {"metrics": {name(m): v for m, v in rep.metrics.items()}, "per_query": per_query, "fingerprint": fp}
-    return rep.model_copy(update=update)
+    fp = replace(rep.fingerprint, metrics=[name(m) for m in rep.fingerprint.metrics])
+    return replace(rep, metrics={name(m): v for m, v in rep.metrics.items()}, per_query=per_query, fingerprint=fp)
 
 
-def trec_lines(rep: ScoreReport, per_query: bool, *, run_column: bool = False) -> str:
+def trec_lines(rep: PlainScoreReport, per_query: bool, *, run_column: bool = False) -> str:
     """trec_eval's `MEASURE<TAB>QUERY<TAB>VALUE` lines (`all` for the mean); with `run_column`,
     `RUN<TAB>MEASURE<TAB>QUERY<TAB>VALUE`."""
     prefix = f"{rep.fingerprint.run.name}\t" if run_column else ""
@@ -85,12 +88,12 @@ def trec_lines(rep: ScoreReport, per_query: bool, *, run_column: bool = False) -
 SUMMARY_COLUMNS = ["n", "mean", "sd", "se", "ci_low", "ci_high", "coverage", "bound_low", "bound_high"]
 
 
-def _summary_row(s: Summary) -> list[object]:
+def _summary_row(s: PlainSummary) -> list[object]:
     stats = [s.mean, s.sd, s.se, *s.ci95]
     return [s.n, *("" if math.isnan(x) else x for x in stats), s.coverage, *(s.bounds or ("", ""))]
 
 
-def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
+def csv_text(reports: Sequence[PlainScoreReport], per_query: bool) -> str:
     """One row per run, metric and stratum (`all` first), or per run, query and metric (`in_run`
     false: the run has no document for the query, scored 0; empty when the report does not say).
     The summary rows end with the run's query counts: missing from the run (scored 0) and with no
@@ -119,7 +122,7 @@ def csv_text(reports: Sequence[ScoreReport], per_query: bool) -> str:
     return buf.getvalue()
 
 
-def _against(rep: ScoreReport) -> Text:
+def _against(rep: PlainScoreReport) -> Text:
     fp = rep.fingerprint
     if fp.golden:
         g = fp.golden
@@ -128,7 +131,7 @@ def _against(rep: ScoreReport) -> Text:
     return data(fp.qrels.name if fp.qrels else "?")
 
 
-def score_tables(rep: ScoreReport, threshold: float = LOW_COVERAGE, *, per_query: bool = False) -> RenderableType:
+def score_tables(rep: PlainScoreReport, threshold: float = LOW_COVERAGE, *, per_query: bool = False) -> RenderableType:
     """The summary table, its notes, the per-stratum table (several strata) and, with
     `per_query`, every query's values."""
     from rich.console import Group
@@ -186,7 +189,7 @@ def _query_cell(qid: str, missing: set[str], unlabeled: set[str]) -> Text:
     return cell
 
 
-def per_query_table(rep: ScoreReport, threshold: float = LOW_COVERAGE) -> Table:
+def per_query_table(rep: PlainScoreReport, threshold: float = LOW_COVERAGE) -> Table:
     """Every query's value and coverage, one row per query, one column per metric; a query the run
     has no document for (or, kept, with no label) says so beside its id."""
     from rich.table import Table
@@ -206,13 +209,13 @@ def per_query_table(rep: ScoreReport, threshold: float = LOW_COVERAGE) -> Table:
     return table
 
 
-def _n(rep: ScoreReport, stratum: str) -> int:
+def _n(rep: PlainScoreReport, stratum: str) -> int:
     first = next(iter(rep.metrics.values()))
     sub = first.by_stratum.get(stratum)
     return sub.n if sub else 0
 
 
-def _stratum_cell(sub: Summary | None, threshold: float) -> Text:
+def _stratum_cell(sub: PlainSummary | None, threshold: float) -> Text:
     from rich.text import Text
 
     if sub is None:

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from ..models import ScoreReport
+from ..models.plain import PlainScoreReport
 
 TREC_EVAL_ORDER = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring recall "
@@ -64,7 +64,7 @@ MIN_GEO_MEAN = 0.00001
 """trec_eval's floor under a value before its logarithm (`gm_map`, `gm_bpref`)."""
 
 
-def _all_value(rep: ScoreReport, metric: str, count: bool, geometric: bool = False) -> float | None:
+def _all_value(rep: PlainScoreReport, metric: str, count: bool, geometric: bool = False) -> float | None:
     """A measure's `all` value as trec_eval computes it: the per-query values added one by one in
     query order (byte order, as trec_eval sorts them), then divided by the number of queries
     (counts: the sum itself; the geometric means: the logs of the values, at least MIN_GEO_MEAN,
@@ -87,7 +87,7 @@ def _all_value(rep: ScoreReport, metric: str, count: bool, geometric: bool = Fal
     return mean * rep.metrics[metric].n if count else mean
 
 
-def trec_eval_text(rep: ScoreReport, names: Mapping[str, str], runid: str, *, per_query: bool = False) -> str:
+def trec_eval_text(rep: PlainScoreReport, names: Mapping[str, str], runid: str, *, per_query: bool = False) -> str:
     """One report as trec_eval prints it; `names` maps canonical names to trec_eval's. The `all`
     rows come from the per-query values when the report holds them (it should: see `_all_value`),
     whether or not they are printed (`per_query`)."""
@@ -110,7 +110,7 @@ def trec_eval_text(rep: ScoreReport, names: Mapping[str, str], runid: str, *, pe
 
 
 def trec_eval_reports(
-    reports: Sequence[ScoreReport], names: Mapping[str, str], runids: Sequence[str], *, per_query: bool = False
+    reports: Sequence[PlainScoreReport], names: Mapping[str, str], runids: Sequence[str], *, per_query: bool = False
 ) -> str:
     """Every report, one after another (each with its own `runid` line), as trec_eval prints one."""
     return "".join(

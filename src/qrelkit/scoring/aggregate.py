@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
 
-from ..models import Summary, weight_shares
+from ..models.plain import PlainSummary
+from ..models.vocabulary import weight_shares
 from .kernels import Scores
 
 _T975 = [
@@ -65,7 +67,7 @@ def geometric_mean(values: npt.NDArray[np.float64]) -> float:
     return float(np.exp(np.log(np.maximum(values, GEOMETRIC_FLOOR)).mean()))
 
 
-def summarize(scores: Scores, rows: npt.NDArray[np.int64], aggregate: str = "mean") -> Summary:
+def summarize(scores: Scores, rows: npt.NDArray[np.int64], aggregate: str = "mean") -> PlainSummary:
     """Macro mean, sample SD, SE and a Student-t 95% interval clipped to [0, 1] (to [0, inf) when
     a value exceeds 1: a count; unclipped below 0 when a value is negative); over zero queries all
     NaN (null in JSON, n/a in tables), with no coverage and no bounds. `aggregate="geometric"`
@@ -77,14 +79,14 @@ def summarize(scores: Scores, rows: npt.NDArray[np.int64], aggregate: str = "mea
     n = len(values)
     if n == 0:
         nan = math.nan
-        return Summary(n=0, mean=nan, sd=nan, se=nan, ci95=(nan, nan), coverage=None, bounds=None, exact=True)
+        return PlainSummary(n=0, mean=nan, sd=nan, se=nan, ci95=(nan, nan), coverage=None, bounds=None, exact=True)
     mean = float(values.mean())
     sd = float(values.std(ddof=1)) if n > 1 else 0.0
     se = sd / math.sqrt(n) if n > 1 else 0.0
     half = t975(n - 1) * se if n > 1 else 0.0
     cov = scores.coverage[rows]
     cov = cov[~np.isnan(cov)]
-    return Summary(
+    return PlainSummary(
         n=n,
         mean=mean,
         sd=sd,
@@ -102,7 +104,7 @@ def summarize(scores: Scores, rows: npt.NDArray[np.int64], aggregate: str = "mea
     )
 
 
-def _geometric(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
+def _geometric(scores: Scores, rows: npt.NDArray[np.int64]) -> PlainSummary:
     """`summarize` on the log scale (values floored at `GEOMETRIC_FLOOR`), the mean, interval and
     bounds taken back to the value scale."""
     on_logs = Scores(
@@ -116,16 +118,15 @@ def _geometric(scores: Scores, rows: npt.NDArray[np.int64]) -> Summary:
     if summary.n == 0:
         return summary
     low, high = scores.low[rows], scores.high[rows]
-    return summary.model_copy(
-        update={
-            "mean": math.exp(summary.mean),
-            "ci95": (math.exp(summary.ci95[0]), min(1.0, math.exp(summary.ci95[1]))),
-            "bounds": None if np.isnan(low).any() else (geometric_mean(low), geometric_mean(high)),
-        }
+    return replace(
+        summary,
+        mean=math.exp(summary.mean),
+        ci95=(math.exp(summary.ci95[0]), min(1.0, math.exp(summary.ci95[1]))),
+        bounds=None if np.isnan(low).any() else (geometric_mean(low), geometric_mean(high)),
     )
 
 
-def weighted_mean(by_stratum: Mapping[str, Summary], weights: Mapping[str, float]) -> float | None:
+def weighted_mean(by_stratum: Mapping[str, PlainSummary], weights: Mapping[str, float]) -> float | None:
     """Sum of weight x mean over strata that have queries, weights renormalised; None if no weight."""
     shares = weight_shares({s: weights.get(s, 0.0) for s, summary in by_stratum.items() if summary.n > 0})
     if not shares:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -15,15 +15,14 @@ from .. import progress
 from ..errors import ScoringError
 from ..formats.columns import Columns, hash_docs
 from ..formats.records import FrameLike
-from ..models import (
-    DEFAULT_STRATUM,
-    Fingerprint,
-    Label,
-    MetricReport,
-    QueryCounts,
-    QueryScore,
-    ScoreReport,
+from ..models.plain import (
+    PlainFingerprint,
+    PlainMetricReport,
+    PlainQueryCounts,
+    PlainQueryScore,
+    PlainScoreReport,
 )
+from ..models.vocabulary import DEFAULT_STRATUM
 from .aggregate import geometric_mean, strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
 from .background import SERIAL_ROWS, mapped
@@ -31,7 +30,10 @@ from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure
 from .names import parse_measure, parse_measures
 
-QrelsLike = Mapping[str, Mapping[str, int]] | Iterable[Label] | FrameLike
+if TYPE_CHECKING:  # the models (pydantic) load only where a report is validated
+    from ..models import Fingerprint, Label, ScoreReport
+
+QrelsLike = Mapping[str, Mapping[str, int]] | Iterable["Label"] | FrameLike
 RunLike = Mapping[str, Mapping[str, float]] | Iterable[tuple[str, str, float]] | FrameLike
 MetricsLike = str | Sequence[str | Measure]
 """Measure names (`"nDCG@10,AP"`), or a sequence of names and `Measure` objects."""
@@ -99,14 +101,14 @@ class Evaluation:
         zero queries (as ir_measures), never 0."""
         return {m.name: _mean(self.scores[m.name].value, m.spec.aggregate) for m in self.measures}
 
-    def counts(self) -> QueryCounts:
+    def counts(self) -> PlainQueryCounts:
         r = self.ranked
         default_t = self.relevance_threshold
         binary = [m for m in self.measures if any(p.name == "rel" for p in m.spec.params)]
         thresholds = {m.threshold(default_t) for m in binary} or {default_t}
         t = r.code(min(thresholds))
         no_rel = int((r.label_counts[:, t:].sum(axis=1) == 0).sum()) if t <= r.max_grade else len(r.query_ids)
-        return QueryCounts(
+        return PlainQueryCounts(
             evaluated=len(r.query_ids),
             missing_from_run=int((~r.in_run).sum()),
             run_only=r.run_only - self.unlabeled_in_run,
@@ -120,15 +122,24 @@ class Evaluation:
         return [q for q, found in zip(self.query_ids, self.ranked.in_run.tolist(), strict=True) if not found]
 
     def report(self, fingerprint: Fingerprint, *, per_query: bool = False) -> ScoreReport:
+        """The score report (the model, validated) under `fingerprint`; `plain_report` is the same
+        report as plain data, which `score` writes."""
+        from ..models import to_model, to_plain
+
+        return to_model(self.plain_report(to_plain(fingerprint), per_query=per_query))
+
+    def plain_report(self, fingerprint: PlainFingerprint, *, per_query: bool = False) -> PlainScoreReport:
+        """The score report under `fingerprint`, as plain data (`models.plain`): per-query values
+        with `per_query`, and the stratum means and the traffic-weighted mean of every measure."""
         groups = strata_rows(self.query_strata)
         all_rows = np.arange(len(self.query_ids), dtype=np.int64)
-        metrics: dict[str, MetricReport] = {}
+        metrics: dict[str, PlainMetricReport] = {}
         for m in self.measures:
             scores = self.scores[m.name]
             by_stratum = {s: summarize(scores, rows, m.spec.aggregate) for s, rows in groups.items()}
             overall = summarize(scores, all_rows, m.spec.aggregate)
-            metrics[m.name] = MetricReport(
-                **overall.model_dump(),
+            metrics[m.name] = PlainMetricReport(
+                **{f.name: getattr(overall, f.name) for f in fields(overall)},
                 weighted_mean=weighted_mean(by_stratum, self.weights or dict.fromkeys(groups, 1.0)),
                 by_stratum=by_stratum,
             )
@@ -136,7 +147,7 @@ class Evaluation:
         if per_query:
             pq = {
                 q: {
-                    m.name: QueryScore(
+                    m.name: PlainQueryScore(
                         value=float(self.scores[m.name].value[i]),
                         coverage=_nan_to_none(float(self.scores[m.name].coverage[i])),
                         bounds=_pair(self.scores[m.name].low[i], self.scores[m.name].high[i]),
@@ -146,7 +157,7 @@ class Evaluation:
                 }
                 for i, q in enumerate(self.query_ids)
             }
-        return ScoreReport(
+        return PlainScoreReport(
             fingerprint=fingerprint,
             queries=self.counts(),
             strata_without_queries=sorted(s for s, w in self.weights.items() if s not in groups and w > 0),

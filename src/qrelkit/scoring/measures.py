@@ -23,7 +23,7 @@ from enum import Enum
 
 from ..errors import ScoringError
 from ..formats.trec import GRADE_MAX
-from ..models.domain import TILES
+from ..models.vocabulary import TILES
 
 
 class CutoffRule(Enum):

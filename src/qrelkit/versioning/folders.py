@@ -32,6 +32,7 @@ from .. import resolution
 from ..errors import InputError, VersionError
 from ..formats import jsonl, trec
 from ..formats.hashing import PlainFile
+from ..formats.paths import MANIFEST as MANIFEST  # the version code names it too
 from ..formats.reports import read_json_model
 from ..formats.writing import WRITE_HINT, normal_mode
 from ..models import (
@@ -48,7 +49,6 @@ from ..models import (
 from ..models.machine import MachineLabel
 from .snapshot import Snapshot, documents_hash
 
-MANIFEST = "manifest.json"
 FILES = ("queries.jsonl", "documents.jsonl", "qrels.txt", "judgments.jsonl", "unlabeled.jsonl")
 """Every data file of a version, in the order they are written."""
 MACHINE_FILE = "machine_labels.jsonl"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..models import DEFAULT_STRATUM, TILES, ScoreReport
+from ..models import DEFAULT_STRATUM, TILES, PlainScoreReport
 from ..models.calibration import AgreementFigures, CalibrationReport, RankingFigures
 from ..models.machine import LEXICAL
 from ..scoring import calibration as figures
@@ -150,7 +150,7 @@ def _ranking(store: Store, choice: LabelChoice, opts: CalibrateOptions) -> Ranki
     )  # fmt: skip
 
 
-def _shared_queries(reports: Sequence[ScoreReport]) -> list[str]:
+def _shared_queries(reports: Sequence[PlainScoreReport]) -> list[str]:
     """The queries every report scores (human and machine labels alike)."""
     held = [set(r.per_query or {}) for r in reports]
     shared = sorted(set.intersection(*held)) if held else []
@@ -162,6 +162,6 @@ def _shared_queries(reports: Sequence[ScoreReport]) -> list[str]:
     return shared
 
 
-def _values(reports: Sequence[ScoreReport], queries: Sequence[str], metric: str) -> list[list[float]]:
+def _values(reports: Sequence[PlainScoreReport], queries: Sequence[str], metric: str) -> list[list[float]]:
     """[queries][runs]: each report's per-query value of `metric`."""
     return [[(r.per_query or {})[q][metric].value for r in reports] for q in queries]

@@ -14,7 +14,7 @@ from .. import versioning
 from ..errors import UsageError
 from ..formats import as_text
 from ..formats.paths import is_stdin
-from ..models import HEADLINE, RECALL, Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport
+from ..models import HEADLINE, RECALL, Comparison, Correction, Leaderboard, ScoreReport, SensitivityReport, to_model
 from ..scoring.names import parse_measure, split_outside
 from ..scoring.paired import canonical_report
 from ..storage import Store
@@ -155,7 +155,8 @@ def _inputs(paths: Sequence[Path], opts: CompareOptions, open_store: Callable[[]
         )  # fmt: skip
         at = [i for i, p in enumerate(paths) if p not in saved]
         for i, run, name in zip(at, runs, display_names(runs), strict=True):
-            scored[i] = [score_run(source, run, chosen, per_query=True, name=name, run_format=opts.run_format)]
+            report = score_run(source, run, chosen, per_query=True, name=name, run_format=opts.run_format)
+            scored[i] = [to_model(report)]  # compared as a read report is: the models
     reports: list[ScoreReport] = []
     origins: list[Path | None] = []
     for i, p in enumerate(paths):

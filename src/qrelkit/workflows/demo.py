@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import versioning
 from ..errors import UsageError
-from ..models import Comparison, ScoreReport, StoreStatus
+from ..models import Comparison, PlainScoreReport, StoreStatus, to_model
 from ..storage import Store
 from .pooling import read_run_lists
 from .scoring import score_run
@@ -30,7 +30,7 @@ def bundled_golden(name: str = "pydocs") -> Path:
 class Demo:
     folder: Path
     status: StoreStatus
-    reports: list[ScoreReport]
+    reports: list[PlainScoreReport]
     comparison: Comparison | None
 
 
@@ -53,7 +53,7 @@ def _demo(store: Store, *, keep: bool) -> Demo:
     chosen = plan(source)
     runs = sorted((folder.parent / "runs").glob("*.run"), key=lambda p: p.stem)
     reports = [score_run(source, run, chosen, per_query=True) for run in runs]
-    comparison = paired.compare(reports[0], reports[1]) if len(reports) == 2 else None
+    comparison = paired.compare(to_model(reports[0]), to_model(reports[1])) if len(reports) == 2 else None
     if keep and comparison is not None:  # the dashboard shows the comparison, the impact queue needs the runs
         store.reports.save(comparison, f"{runs[0].name} vs {runs[1].name}")
         store.pool.add_runs(read_run_lists(runs, 10), depth=10, paths=[str(p) for p in runs])

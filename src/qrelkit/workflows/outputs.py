@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import UsageError
-from ..versioning import MANIFEST
+from ..formats.paths import MANIFEST
 
 STORE_SIDECARS = ("", "-wal", "-shm", "-journal")
 """The files SQLite keeps for a store `PATH`: `PATH`, `PATH-wal`, `PATH-shm`, `PATH-journal`."""

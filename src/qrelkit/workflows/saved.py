@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import UsageError
-from ..models import Comparison, SavedReport, ScoreReport
+from ..models import Comparison, PlainScoreReport, SavedReport, ScoreReport, to_model
 from ..storage import Store
 
 
@@ -29,10 +29,12 @@ def report_name(report: ScoreReport | Comparison) -> str:
     return report.fingerprint.run.name
 
 
-def save_reports(store: Store, reports: Sequence[ScoreReport | Comparison]) -> list[SavedEntry]:
-    """Keep every report in the store (the dashboard shows the latest); what was kept, with ids."""
+def save_reports(store: Store, reports: Sequence[PlainScoreReport | ScoreReport | Comparison]) -> list[SavedEntry]:
+    """Keep every report in the store (the dashboard shows the latest); what was kept, with ids.
+    A plain score report (`score --save`) is kept as its model writes it (`to_model`)."""
     kept = []
-    for rep in reports:
+    for given in reports:
+        rep = to_model(given) if isinstance(given, PlainScoreReport) else given
         name = report_name(rep)
         report_id = store.reports.save(rep, name)
         kept.append(_entry(store, report_id) or SavedEntry(report_id, _kind(rep), name, ""))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -13,7 +14,7 @@ from .. import __version__
 from ..errors import InputError
 from ..formats import as_text
 from ..formats.paths import STDIN_NAME, display, is_stdin
-from ..models import FileFingerprint, Fingerprint, ScoreReport
+from ..models.plain import PlainFileFingerprint, PlainFingerprint, PlainScoreReport
 from .sources import ScoringPlan, ScoringSource
 
 if TYPE_CHECKING:
@@ -64,12 +65,13 @@ def score_run(
     bounds: bool = True,
     name: str | None = None,
     run_format: RunFormat = "auto",
-) -> ScoreReport:
+) -> PlainScoreReport:
     """Score one run file (read once: fast path, exact fallback and sha256 together) against
-    `source`; the report's run is called `name` (default: the file name). `run_format` says how a
-    TREC text run is laid out (`formats.trec.RUN_FORMATS`); the report says when it held ranks.
-    A run grouped by query is read in blocks of whole queries (`formats.runs.stream_run_file`),
-    so memory holds one block of it at a time; any other is read whole, with the same result."""
+        `source`; the report's run is called `name` (default: the file name). `run_format` says how a
+        TREC text run is laid out (`formats.trec.RUN_FORMATS`); the report says when it held ranks.
+        A run grouped by query is read in blocks of whole queries (`formats.runs.stream_run_file`),
+        so memory holds one block of it at a time; any other is read whole, with the same result. The
+    report is plain data (`models.to_model` makes it the model, for a comparison or the store)."""
     from ..formats.runs import is_report
 
     if is_report(path):
@@ -81,8 +83,8 @@ def score_run(
         "queries": plan.queries,
         "strata": source.strata,
         "weights": plan.weights,
-        "relevance_threshold": source.info.scale.relevance_threshold,
-        "max_grade": source.info.scale.max_grade,
+        "relevance_threshold": source.scale.relevance_threshold,
+        "max_grade": source.scale.max_grade,
         "qrels_hash": source.labels_hash,
         "bounds": bounds,
         "score_precision": plan.score_precision,
@@ -92,27 +94,25 @@ def score_run(
     if scored is None:
         scored = _read_whole(source, path, plan, run_format, shown, options)
     ev, sha256, read_as, run_queries = scored
-    scale = source.info.scale
+    scale = source.scale
     policy = {"query_policy": KEPT_POLICY} if ev.unlabeled_kept else {}
-    fingerprint = Fingerprint(
+    fingerprint = PlainFingerprint(
         golden=source.golden,
         qrels=source.qrels,
-        run=FileFingerprint(name=name or as_text(path.name), sha256=sha256),
+        run=PlainFileFingerprint(name=name or as_text(path.name), sha256=sha256),
         metrics=[m.name for m in ev.measures],
         relevance_threshold=scale.relevance_threshold,
         max_grade=ev.ranked.top_grade,
         qrelkit_version=__version__,
         **policy,
     )
-    report = ev.report(fingerprint, per_query=per_query)
+    report = ev.plain_report(fingerprint, per_query=per_query)
     if read_as is not None:
-        report = report.model_copy(update={"run_read_as": read_as})
+        report = replace(report, run_read_as=read_as)
     if plan.outside:  # queries of the golden set a profile leaves out are not "run-only"
         in_run = run_queries() & plan.outside
-        counts = report.queries.model_copy(
-            update={"run_only": report.queries.run_only - len(in_run), "outside_profile": len(in_run)}
-        )
-        report = report.model_copy(update={"queries": counts})
+        counts = replace(report.queries, run_only=report.queries.run_only - len(in_run), outside_profile=len(in_run))
+        report = replace(report, queries=counts)
     return report
 
 
@@ -268,7 +268,7 @@ def score_runs(
     per_query: bool = False,
     bounds: bool = True,
     run_format: RunFormat = "auto",
-) -> list[ScoreReport]:
+) -> list[PlainScoreReport]:
     """Score every run file, each under a name that tells it from the others (`display_names`)."""
     return [
         score_run(source, path, plan, per_query=per_query, bounds=bounds, name=name, run_format=run_format)
@@ -276,7 +276,7 @@ def score_runs(
     ]
 
 
-def coverage_violations(reports: Sequence[ScoreReport], threshold: float) -> list[str]:
+def coverage_violations(reports: Sequence[PlainScoreReport], threshold: float) -> list[str]:
     """'run: metric (stratum) 0.71' for every mean coverage under the threshold."""
     found = []
     for rep in reports:
@@ -307,7 +307,7 @@ def trec_eval_counts() -> list[str]:
     return found
 
 
-def trec_eval_names(reports: Sequence[ScoreReport], reference: str = "trec_eval") -> dict[str, str]:
+def trec_eval_names(reports: Sequence[PlainScoreReport], reference: str = "trec_eval") -> dict[str, str]:
     """Canonical metric name -> trec_eval's (`nDCG@10` -> `ndcg_cut_10`), for every metric of
     the reports that trec_eval computes (under `reference`, see `ScoringPlan.reference`)."""
     from ..scoring.names import trec_eval_names as names

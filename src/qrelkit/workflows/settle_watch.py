@@ -102,7 +102,7 @@ def seen_by(store: Store, assessor: str) -> ScoringSource:
     from ..formats.columns import Columns
     from .label_sets import HUMAN, label_rows
     from .pairs import blind_pairs
-    from .sources import ScoringSource
+    from .sources import ScoringSource, SourceScale
 
     hidden = blind_pairs(store, assessor)
     rows = [r for r in label_rows(store, HUMAN) if (r[0], r[1]) not in hidden]
@@ -111,6 +111,7 @@ def seen_by(store: Store, assessor: str) -> ScoringSource:
     return ScoringSource(
         labels=Columns.from_rows(rows, integer=True), labels_hash=None, queries=[q.id for q in queries],
         strata={q.id: q.stratum for q in queries}, info=info, golden=None, qrels=None, scale_of=info.name,
+        scale=SourceScale(info.scale.max_grade, info.scale.relevance_threshold),
     )  # fmt: skip
 
 

@@ -85,7 +85,7 @@ def evaluated(source: ScoringSource, queries: Sequence[str] | None, keep_unlabel
     """The queries `score` evaluates (`evaluation.evaluated_queries`)."""
     from ..scoring.evaluation import evaluated_queries, query_ids
 
-    chosen, _ = evaluated_queries(source.labels, queries, source.info.scale.relevance_threshold, keep_unlabeled)
+    chosen, _ = evaluated_queries(source.labels, queries, source.scale.relevance_threshold, keep_unlabeled)
     return chosen if chosen is not None else sorted(query_ids(source.labels))
 
 
@@ -230,7 +230,7 @@ def _measures(names: Sequence[str], source: ScoringSource, *, strict: bool) -> t
 def _scale(source: ScoringSource) -> Scale:
     from ..scoring.settle import Scale
 
-    return Scale(source.info.scale.max_grade, source.info.scale.relevance_threshold)
+    return Scale(source.scale.max_grade, source.scale.relevance_threshold)
 
 
 def against(

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..formats import as_text
 from ..formats.paths import display
-from ..models import DEFAULT_STRATUM, FileFingerprint, GoldenFingerprint, GoldenSetInfo, GradeScale
+from ..models.plain import PlainFileFingerprint, PlainGoldenFingerprint
+from ..models.vocabulary import DEFAULT_STRATUM, GRADE_TOP
 from ..scoring.measures import DEFAULT_METRICS, refuse_above_scale
 from ..scoring.names import canonical_names, parse_measures, reference_names
 
@@ -20,8 +21,17 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from ..formats.columns import Columns
+    from ..models import GoldenSetInfo, GradeScale
     from ..storage import Store
     from .label_sets import LabelChoice
+
+
+@dataclass(frozen=True)
+class SourceScale:
+    """The grades a score takes: 0..`max_grade`, relevant from `relevance_threshold`."""
+
+    max_grade: int
+    relevance_threshold: int
 
 
 @dataclass(frozen=True)
@@ -35,11 +45,14 @@ class ScoringSource:
     queries: list[str] | None
     """The evaluated queries; None: the queries of a qrels file, in file order."""
     strata: dict[str, str]
-    info: GoldenSetInfo
-    golden: GoldenFingerprint | None
-    qrels: FileFingerprint | None
+    scale: SourceScale
+    info: GoldenSetInfo | None
+    """The golden set's settings (its profiles, strata and named grades); None for a qrels file,
+    which has none (so scoring one builds no model: `score --qrels` imports no pydantic)."""
+    golden: PlainGoldenFingerprint | None
+    qrels: PlainFileFingerprint | None
     scale_of: str | None = None
-    """Whose scale `info.scale` is (`pydocs`, `pydocs 1.0`, `--max-grade 3`), when there is one: a
+    """Whose scale `scale` is (`pydocs`, `pydocs 1.0`, `--max-grade 3`), when there is one: a
     measure's `rel` above its top is refused. None for a qrels file read without --max-grade,
     which has no scale (`rel` may then be any grade, as trec_eval -l)."""
 
@@ -64,8 +77,9 @@ class ScoringSource:
             labels_hash=None,
             queries=[q.id for q in queries],
             strata={q.id: q.stratum for q in queries},
+            scale=SourceScale(info.scale.max_grade, info.scale.relevance_threshold),
             info=info,
-            golden=GoldenFingerprint(
+            golden=PlainGoldenFingerprint(
                 name=info.name,
                 version=version,
                 # label_rows come sorted by (query, doc): the hash streams them as they are
@@ -91,8 +105,9 @@ class ScoringSource:
             labels_hash=version.labels_hash,
             queries=[q.id for q in version.queries],
             strata={q.id: q.stratum for q in version.queries},
+            scale=SourceScale(version.info.scale.max_grade, version.info.scale.relevance_threshold),
             info=version.info,
-            golden=GoldenFingerprint(
+            golden=PlainGoldenFingerprint(
                 name=manifest.name,
                 version=manifest.version,
                 content_hash=version.content_hash,
@@ -118,14 +133,16 @@ class ScoringSource:
         _check_top(top, max_grade, display(path))
         level = relevance_level if relevance_level is not None else 1
         scale_top = max_grade if max_grade is not None else max(top, level, 1)
+        _check_scale(scale_top, level)
         return cls(
             labels=qrels.columns,
             labels_hash=qrels.doc_hash,
             queries=None,
             strata={},
-            info=GoldenSetInfo(name="qrels", scale=_scale(scale_top, level)),
+            scale=SourceScale(scale_top, level),
+            info=None,
             golden=None,
-            qrels=FileFingerprint(name=as_text(path.name), sha256=qrels.sha256),
+            qrels=PlainFileFingerprint(name=as_text(path.name), sha256=qrels.sha256),
             scale_of=None if max_grade is None else f"--max-grade {max_grade}",
         )
 
@@ -134,15 +151,17 @@ class ScoringSource:
         not given stays the golden set's own)."""
         if max_grade is None and relevance_level is None:
             return self
-        scale = self.info.scale
-        _check_top(int(self.labels.value.max(initial=0)), max_grade, self.info.name)
-        level = relevance_level if relevance_level is not None else scale.relevance_threshold
-        if max_grade is None:
-            new = _scale(scale.max_grade, level, levels=scale)
-        else:
-            new = _scale(max_grade, level, levels=scale if max_grade == scale.max_grade else None)
+        _check_top(int(self.labels.value.max(initial=0)), max_grade, self.info.name if self.info else "the qrels")
+        top = max_grade if max_grade is not None else self.scale.max_grade
+        level = relevance_level if relevance_level is not None else self.scale.relevance_threshold
+        _check_scale(top, level)
+        info = self.info
+        if info is not None:  # the golden set's named grades stay where the top grade does
+            scale = info.scale
+            new = _scale(top, level, levels=scale if top == scale.max_grade else None)
+            info = info.model_copy(update={"scale": new})
         scale_of = self.scale_of if max_grade is None else f"--max-grade {max_grade}"
-        return replace(self, info=self.info.model_copy(update={"scale": new}), scale_of=scale_of)
+        return replace(self, scale=SourceScale(top, level), info=info, scale_of=scale_of)
 
 
 def checked_versions() -> Path | None:
@@ -165,13 +184,22 @@ def _check_top(top: int, max_grade: int | None, where: str) -> None:
         raise UsageError(f"{where} holds grade {top}, above --max-grade {max_grade}", f"give --max-grade {top} or more")
 
 
-def _scale(top: int, level: int, *, levels: GradeScale | None = None) -> GradeScale:
-    """A grade scale 0..top relevant from `level` (the named levels of `levels` when given)."""
+def _check_scale(top: int, level: int) -> None:
+    """A scale 0..top relevant from `level`, as `GradeScale` holds one, or a usage error."""
+    if top > GRADE_TOP:
+        raise UsageError(f"--max-grade {top} is above the highest grade, {GRADE_TOP}", f"give at most {GRADE_TOP}")
     if not 1 <= level <= top:
         raise UsageError(
             f"--relevance-level {level} is outside the scale's grades 1..{top}",
             "give a relevance level between 1 and the top grade (--max-grade)",
         )
+
+
+def _scale(top: int, level: int, *, levels: GradeScale | None = None) -> GradeScale:
+    """A grade scale 0..top relevant from `level` (the named levels of `levels` when given;
+    `_check_scale` checked the two)."""
+    from ..models import GradeScale
+
     if levels is not None:
         return GradeScale(levels=levels.levels, top=levels.top, relevance_threshold=level)
     return GradeScale.from_max(top, level)
@@ -288,16 +316,16 @@ def plan(
     strata_filter: list[str] | None = None
     chosen: Sequence[str] = DEFAULT_METRICS
     if profile is not None:
-        found = {p.name: p for p in source.info.profiles}
+        found = {p.name: p for p in source.info.profiles} if source.info is not None else {}
         if profile not in found:
             known = ", ".join(sorted(found)) or "none"
             raise UsageError(f"no scoring profile {profile!r} in this golden set", f"profiles: {known}")
         chosen, strata_filter = found[profile].metrics, found[profile].strata
     names = reference_names(merge(metrics if metrics else list(chosen), extra), reference)
     if source.scale_of is not None:
-        refuse_above_scale(parse_measures(names), source.info.scale.max_grade, source.scale_of)
+        refuse_above_scale(parse_measures(names), source.scale.max_grade, source.scale_of)
     queries = source.queries
-    weights = {s.name: s.weight for s in source.info.strata}
+    weights = {s.name: s.weight for s in source.info.strata} if source.info is not None else {}
     outside: frozenset[str] = frozenset()
     if strata_filter is not None:
         kept = [q for q in queries or [] if source.strata.get(q, DEFAULT_STRATUM) in strata_filter]
