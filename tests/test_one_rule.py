@@ -40,11 +40,11 @@ def _constants(value: str) -> list[str]:
 
 @pytest.mark.parametrize("tile", TILES)
 def test_each_tile_is_named_once_in_the_code(tile: str) -> None:
-    assert _constants(tile) == [f"models/domain.py:{_line_of_tiles()}"]
+    assert _constants(tile) == [f"models/vocabulary.py:{_line_of_tiles()}"]
 
 
 def _line_of_tiles() -> int:
-    text = (SRC / "models" / "domain.py").read_text(encoding="utf-8")
+    text = (SRC / "models" / "vocabulary.py").read_text(encoding="utf-8")
     return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("TILES = "))
 
 
@@ -179,7 +179,7 @@ def test_the_default_stratum_is_one_constant() -> None:
     )
     assert _constants(DEFAULT_STRATUM) == [
         f"formats/hub_yaml.py:{config}",
-        f"models/domain.py:{_line_of('DEFAULT_STRATUM = ')}",
+        f"models/vocabulary.py:{_line_of('DEFAULT_STRATUM = ')}",
     ]
     assert inspect.signature(importing.import_beir).parameters["stratum"].default == DEFAULT_STRATUM
     group = _command("import")
@@ -189,7 +189,7 @@ def test_the_default_stratum_is_one_constant() -> None:
 
 
 def _line_of(prefix: str) -> int:
-    text = (SRC / "models" / "domain.py").read_text(encoding="utf-8")
+    text = (SRC / "models" / "vocabulary.py").read_text(encoding="utf-8")
     return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(prefix))
 
 

@@ -29,6 +29,7 @@ the file and line; writers go through `atomic_write`.
     hashing        reads that hash what they read; version files that must be regular files
     reading        lines, blocks and whole files, `.gz`, progress
     jsonsafe       JSON without a repeated key or a number too long to convert
+    json_text      JSON text as pydantic writes it (`score --format json`), without pydantic
     writing        atomic writes, with the permissions the umask gives
 
 `runs`, `columns`, `pair_hashes` and `exact_columns` load numpy on first use; none of the modules but `paths`, `ids`,
