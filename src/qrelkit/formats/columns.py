@@ -387,10 +387,13 @@ def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
 
 
 def concat_ids(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
-    """The parts end to end, as wide as the widest (filled in place: no widened copy of each)."""
+    """The parts end to end, as wide as the widest (filled in place: no widened copy of each). The
+    list is emptied as they are copied: a part no one else holds is freed as soon as it is copied."""
     out = np.empty(sum(len(p) for p in parts), dtype=f"S{max(p.dtype.itemsize for p in parts)}")
     at = 0
-    for part in parts:
+    parts.reverse()
+    while parts:
+        part = parts.pop()
         out[at : at + len(part)] = part
         at += len(part)
     return out
@@ -426,24 +429,22 @@ def trec_columns(
 
 def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys | None) -> Parsed | None:
     """Parse the blocks (two at a time) and join them; None if any block gives up (or, with
-    `seen`, holds a pair hash an earlier block or row has)."""
-    parsed: list[_Block] = []
+    `seen`, holds a pair hash an earlier block or row has). Each block keeps its columns and its
+    pair hashes (not its query hashes), and each column is joined dropping the blocks' parts as it
+    goes: at most one joined column beside the parts, not all of them."""
+    parts = _Parts()
     for part in _parsed(blocks, kind, layout):
         if not _fresh(part, seen):
             return None
-        parsed.append(cast(_Block, part))
-    if not parsed:
+        parts.add(cast(_Block, part), pairs=seen is None)
+    if not parts.query:
         return None
-    doc_hash = np.concatenate([p.doc_hash for p in parsed])
-    if seen is None and pair_repeats(doc_hash, [p.query_hash for p in parsed]):
+    if seen is None and _repeats(_drain(parts.pair)):
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
-    columns = Columns(
-        query=concat_ids([p.query for p in parsed]),
-        doc=concat_ids([p.doc for p in parsed]),
-        value=np.concatenate([p.value for p in parsed]),
-    )
+    columns = Columns(query=concat_ids(parts.query), doc=concat_ids(parts.doc), value=_drain(parts.value))
+    doc_hash = _drain(parts.doc_hash)
     ranks = False
-    if layout.maybe_ranks and all(p.digits for p in parsed):
+    if layout.maybe_ranks and parts.digits:
         found = _ranks(columns.query, cast(npt.NDArray[np.float64], columns.value), strict=layout.third == "msmarco")
         if found is None:
             return None  # queries not in one block each, or no ranks where they must be: the exact reader decides
@@ -451,6 +452,35 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys 
         if ranks:
             columns = dataclasses.replace(columns, value=-columns.value)
     return Parsed(columns, doc_hash, ranks)
+
+
+@dataclass
+class _Parts:
+    """The parsed blocks' columns, kept until they are joined."""
+
+    query: list[npt.NDArray[np.bytes_]] = dataclasses.field(default_factory=list)
+    doc: list[npt.NDArray[np.bytes_]] = dataclasses.field(default_factory=list)
+    value: list[npt.NDArray[Any]] = dataclasses.field(default_factory=list)
+    doc_hash: list[npt.NDArray[np.uint64]] = dataclasses.field(default_factory=list)
+    pair: list[npt.NDArray[np.uint64]] = dataclasses.field(default_factory=list)
+    digits: bool = True
+    """Every block's values are digits (`_Block.digits`)."""
+
+    def add(self, part: _Block, *, pairs: bool) -> None:
+        self.query.append(part.query)
+        self.doc.append(part.doc)
+        self.value.append(part.value)
+        self.doc_hash.append(part.doc_hash)
+        if pairs:
+            self.pair.append(part.doc_hash + part.query_hash * _PAIR_MIX)
+        self.digits = self.digits and part.digits
+
+
+def _drain(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """The parts end to end; the list is emptied (the parts go as soon as the caller drops them)."""
+    out = np.concatenate(parts)
+    parts.clear()
+    return out
 
 
 def _fresh(part: _Block | None, seen: SeenKeys | None) -> bool:
@@ -463,6 +493,11 @@ def pair_repeats(doc_hash: npt.NDArray[np.uint64], query_hash: list[npt.NDArray[
     pair = np.concatenate(query_hash)
     pair *= _PAIR_MIX
     pair += doc_hash
+    return _repeats(pair)
+
+
+def _repeats(pair: npt.NDArray[np.uint64]) -> bool:
+    """Two equal pair hashes (sorted here, in place)."""
     pair.sort()
     return len(pair) > 1 and bool((pair[1:] == pair[:-1]).any())
 
@@ -482,36 +517,6 @@ def _ranks(query: npt.NDArray[np.bytes_], value: npt.NDArray[np.float64], *, str
         return True if bool(rising.all()) and float(value.max(initial=0)) <= RANK_MAX else None
     first = np.repeat(starts, np.diff(np.append(starts, n)))
     return bool((value == np.arange(1, n + 1) - first).all())
-
-
-@dataclass(frozen=True)
-class QrelsBlock:
-    """The rows of one block of a qrels file, in line order (negative grades: pooled, not judged)."""
-
-    query: npt.NDArray[np.bytes_]
-    doc: npt.NDArray[np.bytes_]
-    grade: npt.NDArray[np.int64]
-    pair_hash: npt.NDArray[np.uint64]
-    """A 64-bit hash of each (query, doc): equal pairs hash equal (a repeat is only suspected by it)."""
-
-
-def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, None]:
-    """The rows of a TREC qrels file (blocks of whole lines, `formats.read_blocks`) block by block,
-    parsed as `trec_columns` parses them, the next blocks in the background while the caller works
-    on this one. A None ends it: something is irregular (the caller falls back to the exact reader,
-    which names the line). Repeated pairs are not looked for here (see `QrelsBlock.pair_hash`)."""
-    source = iter(blocks)
-    head = next(source, b"").removeprefix(b"\xef\xbb\xbf")
-    first = _first_layout(head, "qrels")
-    if first is None:
-        yield None
-        return
-    layout, start = first
-    for part in _parsed(itertools.chain([head[start:]], source), "qrels", layout):
-        found = _qrels_block(part)
-        yield found
-        if found is None:
-            return
 
 
 def _parsed(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Generator[_Block | None, None, None]:
@@ -576,14 +581,6 @@ def run_blocks(
         yield None if part is None else RunBlock(part.query, part.doc, part.value, part.doc_hash, part.query_hash)
         if part is None:
             return
-
-
-def _qrels_block(part: _Block | None) -> QrelsBlock | None:
-    """A parsed block as `qrels_rows` takes it."""
-    if part is None:
-        return None
-    pair_hash = part.doc_hash + part.query_hash * _PAIR_MIX
-    return QrelsBlock(part.query, part.doc, cast(npt.NDArray[np.int64], part.value), pair_hash)
 
 
 def hash_docs(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
