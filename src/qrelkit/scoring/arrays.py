@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..errors import ScoringError
 from ..formats.columns import Columns
 from .background import SERIAL_ROWS, beside
-from .join_check import FoldIndex, candidates, check_rest, fold, fold_index
+from .join_check import JoinLabels, candidates, check_rest, fold, fold_index
 
 UNLABELED = -1
 ABSENT = -2
@@ -448,20 +448,8 @@ def _lexsorted_grades(
     return grades, n_ret
 
 
-@dataclass(frozen=True)
-class _Labels:
-    """The qrels of the evaluated queries, sorted by pair key (query code x doc hash)."""
-
-    key: npt.NDArray[np.uint64]
-    code: IntArray
-    doc: npt.NDArray[np.bytes_]
-    grade: IntArray
-    folds: FoldIndex | None
-    """`join_check.fold_index(code, doc)`, built once per qrels (None: no label)."""
-
-
 def _join(
-    labels: _Labels, r_code: IntArray, run: Columns, run_hash: npt.NDArray[np.uint64], run_unique: bool
+    labels: JoinLabels, r_code: IntArray, run: Columns, run_hash: npt.NDArray[np.uint64], run_unique: bool
 ) -> npt.NDArray[np.int32] | None:
     """Each run row's label (UNLABELED when the qrels have none, _POOLED for a negative grade);
     None when a duplicate run pair or a hash collision needs the exact path. The rows matched are
@@ -503,7 +491,7 @@ class LabelIndex:
     vocab_sorted: npt.NDArray[np.bytes_]
     to_eval: IntArray
     """Sorted position -> evaluated index."""
-    labels: _Labels
+    labels: JoinLabels
     levels: IntArray | None
     top: int
 
@@ -545,18 +533,24 @@ def label_index(
     vocab_sorted = vocab[order]
     all_codes, _, _ = _run_query_codes(qrels.query, vocab_sorted, order)  # qrels come grouped too
     keep = all_codes < len(order)
-    q_code = all_codes[keep]
-    q_doc = qrels.doc[keep]
-    q_grade = np.asarray(qrels.value[keep], dtype=np.int64)
-    q_key = qrels_hash[keep] + q_code.astype(np.uint64) * _MIX
+    rows = slice(None) if keep.all() else keep  # (every label's query evaluated: no copies)
+    q_code = all_codes[rows].astype(np.int32)
+    del all_codes, keep
+    q_key = qrels_hash[rows] + q_code.astype(np.uint64) * _MIX
     key_order = np.argsort(q_key)  # equal keys make it give up below: no stability needed
-    q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
+    q_key = q_key[key_order]
     if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
         return None
-    levels = grade_levels(q_grade[q_grade >= 0], max_grade)
-    q_grade = _encode(q_grade, levels)
+    grade = np.asarray(qrels.value[rows], dtype=np.int64)
+    levels = grade_levels(grade[grade >= 0], max_grade)
+    codes = np.maximum(_encode(grade, levels), -1)  # a negative grade as -1: its sign is all that is read
+    most = int(codes.max(initial=0))  # the narrowest type that holds every code (int8 below 128)
+    narrow = np.int8 if most < 2**7 else np.int16 if most < 2**15 else np.int32
+    q_grade = cast(npt.NDArray[np.signedinteger[Any]], codes.astype(narrow)[key_order])
+    q_code, q_doc = q_code[key_order], qrels.doc[rows][key_order]
+    del grade, codes, key_order
     top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
-    labels = _Labels(q_key, q_code, q_doc, q_grade, fold_index(q_code, q_doc) if len(q_key) else None)
+    labels = JoinLabels(q_key, q_code, q_doc, q_grade, fold_index(q_code, q_doc) if len(q_key) else None)
     return LabelIndex(qids, vocab_sorted, order, labels, levels, top)
 
 
