@@ -25,6 +25,7 @@ from qrelkit.workflows import importing
 
 THRESHOLDS: list[tuple[object, str, int]] = [
     (runs, "BLOCK", 48),  # bytes per read block: several blocks per file, lines cut at every place
+    (runs, "QRELS_BLOCK", 40),  # bytes per read block of a qrels file, likewise
     (runs, "BLOCK_ROWS", 2),  # rows per query block of a streamed run: a block ends after nearly every query
     (columns, "CHUNK", 3),  # rows cut and hashed per step
     (_arrow, "LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader (either tokeniser)
