@@ -40,6 +40,8 @@ but are candidates cost less than probing a larger bitmap, which misses the cach
 269k labels: 2 MiB, 0.02 s less CPU than 8 MiB). A small qrels' bitmap is small, not 8 MiB zeroed
 for 10 labels."""
 _MIN_BITS = 10
+INT32_ORDER_BELOW = 2**31
+"""Fewer labels than this keep the fold index's order as int32 (4 bytes a label, not 8)."""
 
 
 def fold(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
@@ -94,7 +96,7 @@ class FoldIndex:
     key: npt.NDArray[np.uint64]
     """The labels' keys, sorted."""
     order: npt.NDArray[np.int32] | IntArray
-    """Sorted key -> the label's row (int32 below 2^31 labels)."""
+    """Sorted key -> the label's row (int32 below `INT32_ORDER_BELOW` labels)."""
     code: npt.NDArray[np.signedinteger[Any]]
     doc: npt.NDArray[np.bytes_]
     size: int
@@ -127,7 +129,7 @@ def fold_index(label_code: npt.NDArray[np.signedinteger[Any]], label_doc: npt.ND
     del folded
     order = np.argsort(key)
     key = key[order]
-    narrow = order.astype(np.int32) if len(order) < 2**31 else order
+    narrow = order.astype(np.int32) if len(order) < INT32_ORDER_BELOW else order
     return FoldIndex(bits, key, narrow, label_code, label_doc, size)
 
 
