@@ -105,16 +105,24 @@ class FoldIndex:
 
 @dataclass(frozen=True)
 class JoinLabels:
-    """The qrels of the evaluated queries as the join (`arrays._join`) matches them, sorted by pair
-    key (query code x doc hash; `arrays.label_index`)."""
+    """The qrels of the evaluated queries as the join (`arrays._join`) matches them: their pair
+    keys (query code x doc hash) sorted, and each label's query code, id and grade code in file
+    order (`arrays.label_index`; the ids are the qrels' own column, not a sorted copy of it)."""
 
     key: npt.NDArray[np.uint64]
+    row: npt.NDArray[np.int32] | IntArray
+    """Sorted key -> the label's row (`narrow_order`)."""
     code: npt.NDArray[np.int32]
     doc: npt.NDArray[np.bytes_]
     grade: npt.NDArray[np.signedinteger[Any]]
     """Grade codes in the narrowest type that holds them (int8 up to 127 codes), -1 for a negative grade."""
     folds: FoldIndex | None
     """`fold_index(code, doc)`, built once per qrels (None: no label)."""
+
+
+def narrow_order(order: IntArray) -> npt.NDArray[np.int32] | IntArray:
+    """An order (positions) as int32 when it has fewer than `INT32_ORDER_BELOW` entries."""
+    return order.astype(np.int32) if len(order) < INT32_ORDER_BELOW else order
 
 
 def fold_index(label_code: npt.NDArray[np.signedinteger[Any]], label_doc: npt.NDArray[np.bytes_]) -> FoldIndex:
@@ -129,8 +137,7 @@ def fold_index(label_code: npt.NDArray[np.signedinteger[Any]], label_doc: npt.ND
     del folded
     order = np.argsort(key)
     key = key[order]
-    narrow = order.astype(np.int32) if len(order) < INT32_ORDER_BELOW else order
-    return FoldIndex(bits, key, narrow, label_code, label_doc, size)
+    return FoldIndex(bits, key, narrow_order(order), label_code, label_doc, size)
 
 
 def candidates(index: FoldIndex, run_fold: npt.NDArray[np.uint64]) -> IntArray:
