@@ -534,15 +534,13 @@ def _parsed(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Generator[_B
         return
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores.
-    # At most WORKERS blocks are out at once: two parse while the caller waits for the first, one
-    # while it works on a block (a third one out held 4 MiB more of a run's blocks for no time)
+    # numpy releases the GIL in most of the per-block work: two blocks at a time use two cores
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         pending: deque[Future[_Block | None]] = deque()
         for block in itertools.chain(ahead, source):
             if block and not block.isspace():  # (strip() would copy the block)
                 pending.append(pool.submit(_parse_block, block, kind, layout))
-            while len(pending) >= WORKERS or (pending and pending[0].done()):
+            while len(pending) > WORKERS or (pending and pending[0].done()):
                 part = pending.popleft().result()
                 yield part
                 if part is None:
