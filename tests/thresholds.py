@@ -25,13 +25,16 @@ from qrelkit.workflows import importing
 
 THRESHOLDS: list[tuple[object, str, int]] = [
     (runs, "BLOCK", 48),  # bytes per read block: several blocks per file, lines cut at every place
+    (runs, "QRELS_BLOCK", 40),  # bytes per read block of a qrels file, likewise
     (runs, "BLOCK_ROWS", 2),  # rows per query block of a streamed run: a block ends after nearly every query
     (columns, "CHUNK", 3),  # rows cut and hashed per step
+    (columns, "INT32_OFFSETS_BELOW", 16),  # blocks of 16 bytes or more keep int64 offsets
     (_arrow, "LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader (either tokeniser)
     (exact_columns, "CHUNK_ROWS", 2),  # rows per block of the exact reader's columns
     (exact_columns, "FIRST_ROWS", 1),  # rows in its first block (then doubling up to CHUNK_ROWS)
     (spool, "CHUNK", 5),  # bytes a copy of standard input or a pipe takes from it at a time
-    (join_check, "_BITS", 3),  # 8 prefilter slots: nearly every run row is a candidate
+    (join_check, "_BITS", 3),  # 8 prefilter slots (one byte): nearly every run row is a candidate
+    (join_check, "INT32_ORDER_BELOW", 2),  # the fold index's order int64 from 2 labels on
     (kernels, "BLOCK_CELLS", 8),  # cells per kernel block: a few queries per block
     (arrays, "DENSE_GRADES", 1),  # grades above 1 coded by value
     (importing, "QRELS_BLOCK_BYTES", 48),  # import qrels: bytes per columnar block

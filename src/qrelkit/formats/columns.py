@@ -41,8 +41,13 @@ COMPILED_FROM = 64 << 20
 WORKERS = 2
 """Blocks parsed at once."""
 
-CHUNK = 1 << 20
-"""Rows gathered per step when cutting tokens out of the buffer (bounds temporary memory)."""
+CHUNK = 1 << 14
+"""Rows gathered per step when cutting tokens out of the buffer (bounds temporary memory: ~50 bytes
+a row while a word is gathered). 2^14, not 2^20 (a whole block in one step): a 2 MiB qrels block
+peaked at 14.2 MiB of temporaries and took 18.9 ms, now 10.5 MiB and 15.5 ms (the steps stay in cache)."""
+
+INT32_OFFSETS_BELOW = 2**31 - 1
+"""Blocks shorter than this (bytes) keep their tokens' offsets as int32, longer ones as int64."""
 
 _WORD_MIX = tuple(
     np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
@@ -102,12 +107,14 @@ def _cut(
     hashes = np.empty(n, dtype=np.uint64) if hashed else None
     for lo in range(0, n, CHUNK):
         hi = min(n, lo + CHUNK)
-        at = starts[lo:hi] >> 3
-        low = ((starts[lo:hi] & 7) << 3).astype(np.uint64)  # bits of the first word before the token
+        first = starts[lo:hi]
+        at = first >> 3
+        low = ((first & 7) << 3).astype(np.uint64)  # bits of the first word before the token
         high = np.uint64(63) - low  # the next word moves up 64 - low bits (in two shifts: < 64 each)
         left = lengths[lo:hi]
         for j in range(n_words):
-            word = words.take(at, mode="clip") >> low
+            word = words.take(at, mode="clip")
+            word >>= low
             at += 1
             nxt = words.take(at, mode="clip")  # clipped only where the mask below keeps nothing
             nxt <<= np.uint64(1)
@@ -143,35 +150,49 @@ class Parsed:
     """The run's third column held ranks (MS MARCO): `columns.value` is -rank."""
 
 
+def _offsets(n: int) -> type[np.signedinteger[Any]]:
+    """The integer type for byte offsets into `n` bytes (int32 below `INT32_OFFSETS_BELOW`: half
+    the memory of the separator positions and of every token's start and end)."""
+    return np.int32 if n < INT32_OFFSETS_BELOW else np.int64
+
+
 def _fields_simple(
-    buf: npt.NDArray[np.uint8], space: npt.NDArray[np.bool_], nfields: int
-) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None:
-    """Field offsets in the common layout (one separator byte between fields, one line per
-    record, no blank lines, LF endings): straight from the separator positions. None otherwise."""
+    buf: npt.NDArray[np.uint8], space: npt.NDArray[np.bool_], nfields: int, wanted: tuple[int, ...]
+) -> list[tuple[npt.NDArray[np.signedinteger[Any]], npt.NDArray[np.signedinteger[Any]]]] | None:
+    """Offsets of the `wanted` fields in the common layout (one separator byte between fields,
+    one line per record, no blank lines, LF endings): straight from the separator positions
+    (a field's ends are a view of them). None otherwise."""
     if space[0] or (space[1:] & space[:-1]).any():
         return None
-    seps = np.flatnonzero(space)
-    if not space[-1]:
-        seps = np.append(seps, len(buf))
-        ends_at_newline = np.append(buf, np.uint8(10))
-    else:
-        ends_at_newline = buf
-    if len(seps) % nfields:
+    closed = bool(space[-1])  # else the block's end ends its last line
+    found = np.flatnonzero(space)
+    if len(found) + (not closed) == 0 or (len(found) + (not closed)) % nfields:
         return None
+    seps = np.empty(len(found) + (not closed), dtype=_offsets(len(buf)))
+    seps[: len(found)] = found
+    del found
+    if not closed:
+        seps[-1] = len(buf)
+    newline = buf.take(seps, mode="clip") == 10
+    if not closed:
+        newline[-1] = True
+    # every record's last separator ends a line, and no other one does
+    if not newline[nfields - 1 :: nfields].all() or np.count_nonzero(newline) != len(seps) // nfields:
+        return None
+    del newline
     line_ends = seps[nfields - 1 :: nfields]
-    newlines = np.flatnonzero(buf == 10)
-    if len(newlines) != len(line_ends) - (0 if space[-1] else 1):
-        return None
-    if not (ends_at_newline[line_ends] == 10).all():
-        return None
-    starts_of = [np.concatenate(([0], line_ends[:-1] + 1))] + [seps[j::nfields] + 1 for j in range(nfields - 1)]
-    return [(starts_of[j], seps[j::nfields]) for j in range(nfields)]
+    out = []
+    for j in wanted:
+        starts = np.concatenate((np.zeros(1, seps.dtype), line_ends[:-1] + 1)) if j == 0 else seps[j - 1 :: nfields] + 1
+        out.append((starts, seps[j::nfields]))
+    return out
 
 
 def _fields_general(
-    buf: npt.NDArray[np.uint8], space: npt.NDArray[np.bool_], nfields: int
-) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] | None:
-    """Field offsets for any white-space layout (runs of spaces or tabs, CRLF, blank lines)."""
+    buf: npt.NDArray[np.uint8], space: npt.NDArray[np.bool_], nfields: int, wanted: tuple[int, ...]
+) -> list[tuple[npt.NDArray[np.signedinteger[Any]], npt.NDArray[np.signedinteger[Any]]]] | None:
+    """Offsets of the `wanted` fields for any white-space layout (runs of spaces or tabs, CRLF,
+    blank lines)."""
     edges = np.flatnonzero(space[1:] != space[:-1]) + 1
     if not space[0]:
         edges = np.concatenate(([0], edges))
@@ -188,7 +209,7 @@ def _fields_general(
     gaps = after.reshape(-1, nfields) == 10
     if not gaps[:, -1].all() or gaps[:, :-1].any():
         return None
-    return [(starts[j::nfields], ends[j::nfields]) for j in range(nfields)]
+    return [(starts[j::nfields], ends[j::nfields]) for j in wanted]
 
 
 @dataclass(frozen=True)
@@ -248,13 +269,15 @@ def _numpy_tokens(buf: npt.NDArray[np.uint8], layout: _Layout) -> list[Field] | 
     None when a control character is in the text (no separator: the exact reader refuses the id)
     or a line does not have the layout's fields."""
     space = buf <= 32
-    if (space & ((buf < 9) | ((buf > 13) & (buf < 32)))).any():
-        return None
-    fields = _fields_simple(buf, space, layout.nfields) or _fields_general(buf, space, layout.nfields)
-    if fields is None:
+    # every byte up to a space is a tab, a line end (LF, VT, FF, CR) or the space (one temporary at a time)
+    if np.count_nonzero(space) != np.count_nonzero(buf == 32) + np.count_nonzero((buf - np.uint8(9)) < 5):
         return None
     wanted = (0, layout.doc_field, layout.value_field) + (() if layout.rank_field is None else (layout.rank_field,))
-    return [(buf, *fields[j]) for j in wanted]
+    nfields = layout.nfields
+    fields = _fields_simple(buf, space, nfields, wanted) or _fields_general(buf, space, nfields, wanted)
+    if fields is None:
+        return None
+    return [(buf, *span) for span in fields]
 
 
 def _arrow_tokens(data: bytes, buf: npt.NDArray[np.uint8], kind: str, layout: _Layout) -> _arrow.Split | None:
@@ -306,6 +329,7 @@ def _parse_block(data: bytes, kind: str, layout: _Layout) -> _Block | None:
         value = arrow.floats
     else:
         raw_value = _cut(*tokens[2], hashed=False, words=words if tokens[2][0] is buf else None)[0]
+        del words, tokens, q_span, d_span, rank_tokens  # the block's words and offsets: freed before the values
         value, digits = _values(raw_value, kind), layout.maybe_ranks and _digits(raw_value, signed=False)
     if value is None or kind == "run" and not np.isfinite(value).all():
         return None
@@ -354,7 +378,7 @@ def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
     width = raw.dtype.itemsize
     if len(raw) == 0 or width == 0:
         return True
-    chars = np.frombuffer(raw.tobytes(), dtype=np.uint8).reshape(len(raw), width)
+    chars = np.ascontiguousarray(raw).view(np.uint8).reshape(len(raw), width)  # (a view: no copy)
     ok = ((chars >= 48) & (chars <= 57)) | (chars == 0)
     if signed:
         ok[:, 0] |= chars[:, 0] == 45
@@ -366,10 +390,13 @@ def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
 
 
 def concat_ids(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:
-    """The parts end to end, as wide as the widest (filled in place: no widened copy of each)."""
+    """The parts end to end, as wide as the widest (filled in place: no widened copy of each). The
+    list is emptied as they are copied: a part no one else holds is freed as soon as it is copied."""
     out = np.empty(sum(len(p) for p in parts), dtype=f"S{max(p.dtype.itemsize for p in parts)}")
     at = 0
-    for part in parts:
+    parts.reverse()
+    while parts:
+        part = parts.pop()
         out[at : at + len(part)] = part
         at += len(part)
     return out
@@ -405,24 +432,22 @@ def trec_columns(
 
 def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys | None) -> Parsed | None:
     """Parse the blocks (two at a time) and join them; None if any block gives up (or, with
-    `seen`, holds a pair hash an earlier block or row has)."""
-    parsed: list[_Block] = []
+    `seen`, holds a pair hash an earlier block or row has). Each block keeps its columns and its
+    pair hashes (not its query hashes), and each column is joined dropping the blocks' parts as it
+    goes: at most one joined column beside the parts, not all of them."""
+    parts = _Parts()
     for part in _parsed(blocks, kind, layout):
         if not _fresh(part, seen):
             return None
-        parsed.append(cast(_Block, part))
-    if not parsed:
+        parts.add(cast(_Block, part), pairs=seen is None)
+    if not parts.query:
         return None
-    doc_hash = np.concatenate([p.doc_hash for p in parsed])
-    if seen is None and pair_repeats(doc_hash, [p.query_hash for p in parsed]):
+    if seen is None and _repeats(_drain(parts.pair)):
         return None  # a duplicate (query, doc), or a hash collision: the exact reader decides
-    columns = Columns(
-        query=concat_ids([p.query for p in parsed]),
-        doc=concat_ids([p.doc for p in parsed]),
-        value=np.concatenate([p.value for p in parsed]),
-    )
+    columns = Columns(query=concat_ids(parts.query), doc=concat_ids(parts.doc), value=_drain(parts.value))
+    doc_hash = _drain(parts.doc_hash)
     ranks = False
-    if layout.maybe_ranks and all(p.digits for p in parsed):
+    if layout.maybe_ranks and parts.digits:
         found = _ranks(columns.query, cast(npt.NDArray[np.float64], columns.value), strict=layout.third == "msmarco")
         if found is None:
             return None  # queries not in one block each, or no ranks where they must be: the exact reader decides
@@ -430,6 +455,35 @@ def _gather(blocks: Iterable[bytes], kind: str, layout: _Layout, seen: SeenKeys 
         if ranks:
             columns = dataclasses.replace(columns, value=-columns.value)
     return Parsed(columns, doc_hash, ranks)
+
+
+@dataclass
+class _Parts:
+    """The parsed blocks' columns, kept until they are joined."""
+
+    query: list[npt.NDArray[np.bytes_]] = dataclasses.field(default_factory=list)
+    doc: list[npt.NDArray[np.bytes_]] = dataclasses.field(default_factory=list)
+    value: list[npt.NDArray[Any]] = dataclasses.field(default_factory=list)
+    doc_hash: list[npt.NDArray[np.uint64]] = dataclasses.field(default_factory=list)
+    pair: list[npt.NDArray[np.uint64]] = dataclasses.field(default_factory=list)
+    digits: bool = True
+    """Every block's values are digits (`_Block.digits`)."""
+
+    def add(self, part: _Block, *, pairs: bool) -> None:
+        self.query.append(part.query)
+        self.doc.append(part.doc)
+        self.value.append(part.value)
+        self.doc_hash.append(part.doc_hash)
+        if pairs:
+            self.pair.append(part.doc_hash + part.query_hash * _PAIR_MIX)
+        self.digits = self.digits and part.digits
+
+
+def _drain(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """The parts end to end; the list is emptied (the parts go as soon as the caller drops them)."""
+    out = np.concatenate(parts)
+    parts.clear()
+    return out
 
 
 def _fresh(part: _Block | None, seen: SeenKeys | None) -> bool:
@@ -442,6 +496,11 @@ def pair_repeats(doc_hash: npt.NDArray[np.uint64], query_hash: list[npt.NDArray[
     pair = np.concatenate(query_hash)
     pair *= _PAIR_MIX
     pair += doc_hash
+    return _repeats(pair)
+
+
+def _repeats(pair: npt.NDArray[np.uint64]) -> bool:
+    """Two equal pair hashes (sorted here, in place)."""
     pair.sort()
     return len(pair) > 1 and bool((pair[1:] == pair[:-1]).any())
 
@@ -461,36 +520,6 @@ def _ranks(query: npt.NDArray[np.bytes_], value: npt.NDArray[np.float64], *, str
         return True if bool(rising.all()) and float(value.max(initial=0)) <= RANK_MAX else None
     first = np.repeat(starts, np.diff(np.append(starts, n)))
     return bool((value == np.arange(1, n + 1) - first).all())
-
-
-@dataclass(frozen=True)
-class QrelsBlock:
-    """The rows of one block of a qrels file, in line order (negative grades: pooled, not judged)."""
-
-    query: npt.NDArray[np.bytes_]
-    doc: npt.NDArray[np.bytes_]
-    grade: npt.NDArray[np.int64]
-    pair_hash: npt.NDArray[np.uint64]
-    """A 64-bit hash of each (query, doc): equal pairs hash equal (a repeat is only suspected by it)."""
-
-
-def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, None]:
-    """The rows of a TREC qrels file (blocks of whole lines, `formats.read_blocks`) block by block,
-    parsed as `trec_columns` parses them, the next blocks in the background while the caller works
-    on this one. A None ends it: something is irregular (the caller falls back to the exact reader,
-    which names the line). Repeated pairs are not looked for here (see `QrelsBlock.pair_hash`)."""
-    source = iter(blocks)
-    head = next(source, b"").removeprefix(b"\xef\xbb\xbf")
-    first = _first_layout(head, "qrels")
-    if first is None:
-        yield None
-        return
-    layout, start = first
-    for part in _parsed(itertools.chain([head[start:]], source), "qrels", layout):
-        found = _qrels_block(part)
-        yield found
-        if found is None:
-            return
 
 
 def _parsed(blocks: Iterable[bytes], kind: str, layout: _Layout) -> Generator[_Block | None, None, None]:
@@ -555,14 +584,6 @@ def run_blocks(
         yield None if part is None else RunBlock(part.query, part.doc, part.value, part.doc_hash, part.query_hash)
         if part is None:
             return
-
-
-def _qrels_block(part: _Block | None) -> QrelsBlock | None:
-    """A parsed block as `qrels_rows` takes it."""
-    if part is None:
-        return None
-    pair_hash = part.doc_hash + part.query_hash * _PAIR_MIX
-    return QrelsBlock(part.query, part.doc, cast(npt.NDArray[np.int64], part.value), pair_hash)
 
 
 def hash_docs(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:

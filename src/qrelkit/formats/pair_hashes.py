@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 
 class PairHashes:
-    """The pair hashes (`QrelsBlock.pair_hash`) of a long file, waiting on disk (8 bytes a row) in
+    """The pair hashes (`qrels_rows.QrelsBlock.pair_hash`) of a long file, waiting on disk (8 bytes a row) in
     `BUCKETS` files by their top bits: `repeated` sorts one file at a time, so memory holds a
     sixteenth of them (10 million rows: 5 MiB, not 80). A temporary disk too full to hold them
     makes `repeated` answer True: the caller's exact check decides then."""

@@ -1,4 +1,4 @@
-"""A TREC qrels file read by the columnar parser (`columns.qrels_blocks`), block by block, as the
+"""A TREC qrels file read by the columnar parser (`qrels_blocks`), block by block, as the
 plain rows the store's bulk import writes (`trec.QrelsRows`): the numpy work (splitting off the
 negative grades, ids to text, each block's queries and top grade, the repeat check across the whole
 file) is done here, so that the store gets lists and never an array."""
@@ -6,13 +6,15 @@ file) is done here, so that the store gets lists and never an array."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Generator, Iterable
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
-from .columns import QrelsBlock, qrels_blocks
+from .columns import _PAIR_MIX, _Block, _first_layout, _parsed
 from .pair_hashes import PairHashes
 from .trec import QrelsRows
 
@@ -59,3 +61,41 @@ def _distinct(query: npt.NDArray[np.bytes_]) -> frozenset[str]:
         return frozenset()
     heads = query[1:] != query[:-1]
     return frozenset(q.decode("ascii") for q in (query[0], *query[1:][heads].tolist()))
+
+
+@dataclass(frozen=True)
+class QrelsBlock:
+    """The rows of one block of a qrels file, in line order (negative grades: pooled, not judged)."""
+
+    query: npt.NDArray[np.bytes_]
+    doc: npt.NDArray[np.bytes_]
+    grade: npt.NDArray[np.int64]
+    pair_hash: npt.NDArray[np.uint64]
+    """A 64-bit hash of each (query, doc): equal pairs hash equal (a repeat is only suspected by it)."""
+
+
+def qrels_blocks(blocks: Iterable[bytes]) -> Generator[QrelsBlock | None, None, None]:
+    """The rows of a TREC qrels file (blocks of whole lines, `formats.read_blocks`) block by block,
+    parsed as `trec_columns` parses them, the next blocks in the background while the caller works
+    on this one. A None ends it: something is irregular (the caller falls back to the exact reader,
+    which names the line). Repeated pairs are not looked for here (see `QrelsBlock.pair_hash`)."""
+    source = iter(blocks)
+    head = next(source, b"").removeprefix(b"\xef\xbb\xbf")
+    first = _first_layout(head, "qrels")
+    if first is None:
+        yield None
+        return
+    layout, start = first
+    for part in _parsed(itertools.chain([head[start:]], source), "qrels", layout):
+        found = _qrels_block(part)
+        yield found
+        if found is None:
+            return
+
+
+def _qrels_block(part: _Block | None) -> QrelsBlock | None:
+    """A parsed block as `qrels_rows` takes it."""
+    if part is None:
+        return None
+    pair_hash = part.doc_hash + part.query_hash * _PAIR_MIX
+    return QrelsBlock(part.query, part.doc, cast(npt.NDArray[np.int64], part.value), pair_hash)

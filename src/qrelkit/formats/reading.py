@@ -179,8 +179,9 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
                 block = b"".join((carry, memoryview(chunk)[: cut + 1])) if carry else chunk[: cut + 1]
                 _refuse_long(block, lines, name)
                 lines += block.count(b"\n")
-                yield block
                 carry = chunk[cut + 1 :]
+                del chunk  # not held while the block is out (a block's worth of memory)
+                yield block
         except (OSError, EOFError, zlib.error) as exc:  # a corrupt `.gz`: bad CRC, truncated, garbage
             raise InputError(f"cannot read: {exc}", path=name) from None
         meter.tick(final=True)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..errors import ScoringError
 from ..formats.columns import Columns
 from .background import SERIAL_ROWS, beside
-from .join_check import FoldIndex, candidates, check_rest, fold, fold_index
+from .join_check import JoinLabels, candidates, check_rest, fold, fold_index, narrow_order
 
 UNLABELED = -1
 ABSENT = -2
@@ -448,20 +448,8 @@ def _lexsorted_grades(
     return grades, n_ret
 
 
-@dataclass(frozen=True)
-class _Labels:
-    """The qrels of the evaluated queries, sorted by pair key (query code x doc hash)."""
-
-    key: npt.NDArray[np.uint64]
-    code: IntArray
-    doc: npt.NDArray[np.bytes_]
-    grade: IntArray
-    folds: FoldIndex | None
-    """`join_check.fold_index(code, doc)`, built once per qrels (None: no label)."""
-
-
 def _join(
-    labels: _Labels, r_code: IntArray, run: Columns, run_hash: npt.NDArray[np.uint64], run_unique: bool
+    labels: JoinLabels, r_code: IntArray, run: Columns, run_hash: npt.NDArray[np.uint64], run_unique: bool
 ) -> npt.NDArray[np.int32] | None:
     """Each run row's label (UNLABELED when the qrels have none, _POOLED for a negative grade);
     None when a duplicate run pair or a hash collision needs the exact path. The rows matched are
@@ -486,10 +474,10 @@ def _join(
         r_key += run_hash[cand]
         pos = np.minimum(np.searchsorted(q_key, r_key), len(q_key) - 1)
         hit = q_key[pos] == r_key
-        rows, pos = cand[hit], pos[hit]
-        if not (labels.doc[pos] == run.doc[rows]).all() or not (labels.code[pos] == r_code[rows]).all():
+        rows, at = cand[hit], labels.row[pos[hit]]  # the matched labels' rows
+        if not (labels.doc[at] == run.doc[rows]).all() or not (labels.code[at] == r_code[rows]).all():
             return None
-        r_grade[rows] = np.where(labels.grade[pos] < 0, _POOLED, labels.grade[pos])
+        r_grade[rows] = np.where(labels.grade[at] < 0, _POOLED, labels.grade[at])
         rest = cand[~hit]
         check_rest(labels.folds, r_code[rest], run.doc[rest], run_fold[rest])
     return r_grade
@@ -503,7 +491,7 @@ class LabelIndex:
     vocab_sorted: npt.NDArray[np.bytes_]
     to_eval: IntArray
     """Sorted position -> evaluated index."""
-    labels: _Labels
+    labels: JoinLabels
     levels: IntArray | None
     top: int
 
@@ -532,8 +520,8 @@ def label_index(
     queries: list[str] | None,
     max_grade: int | None,
 ) -> LabelIndex | None:
-    """The evaluated queries (default: the qrels' own, in order) and their labels sorted by pair
-    key; None when two labels share a key (a duplicate or a collision: the exact path decides).
+    """The evaluated queries (default: the qrels' own, in order) and their labels, indexed by pair
+    key (`JoinLabels`); None when two labels share a key (a duplicate or a collision: the exact path decides).
     The join's check (`join_check.fold_index`) is built here, once for every block of a run."""
     if queries is None:
         _, first = np.unique(qrels.query, return_index=True)
@@ -545,18 +533,27 @@ def label_index(
     vocab_sorted = vocab[order]
     all_codes, _, _ = _run_query_codes(qrels.query, vocab_sorted, order)  # qrels come grouped too
     keep = all_codes < len(order)
-    q_code = all_codes[keep]
-    q_doc = qrels.doc[keep]
-    q_grade = np.asarray(qrels.value[keep], dtype=np.int64)
-    q_key = qrels_hash[keep] + q_code.astype(np.uint64) * _MIX
+    rows = slice(None) if keep.all() else keep  # (every label's query evaluated: no copies)
+    q_code = all_codes[rows].astype(np.int32)
+    del all_codes, keep
+    q_key = qrels_hash[rows] + q_code.astype(np.uint64) * _MIX
     key_order = np.argsort(q_key)  # equal keys make it give up below: no stability needed
-    q_key, q_code, q_doc, q_grade = q_key[key_order], q_code[key_order], q_doc[key_order], q_grade[key_order]
+    q_key = q_key[key_order]
     if len(q_key) > 1 and (q_key[1:] == q_key[:-1]).any():
         return None
-    levels = grade_levels(q_grade[q_grade >= 0], max_grade)
-    q_grade = _encode(q_grade, levels)
+    key_row = narrow_order(key_order)
+    del key_order
+    grade = np.asarray(qrels.value[rows], dtype=np.int64)
+    levels = grade_levels(grade[grade >= 0], max_grade)
+    codes = np.maximum(_encode(grade, levels), -1)  # a negative grade as -1: its sign is all that is read
+    most = int(codes.max(initial=0))  # the narrowest type that holds every code (int8 below 128)
+    narrow = np.int8 if most < 2**7 else np.int16 if most < 2**15 else np.int32
+    q_grade = cast(npt.NDArray[np.signedinteger[Any]], codes.astype(narrow))
+    q_doc = qrels.doc[rows]  # the labels in file order: the qrels' own column when all are evaluated
+    del grade, codes
     top = len(levels) - 1 if levels is not None else max(max_grade or 1, int(q_grade.max(initial=1)), 1)
-    labels = _Labels(q_key, q_code, q_doc, q_grade, fold_index(q_code, q_doc) if len(q_key) else None)
+    folds = fold_index(q_code, q_doc) if len(q_key) else None
+    labels = JoinLabels(q_key, key_row, q_code, q_doc, q_grade, folds)
     return LabelIndex(qids, vocab_sorted, order, labels, levels, top)
 
 

@@ -21,6 +21,7 @@ a run read in about 100 blocks (shared msmarco) had the labels folded and sorted
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,13 +33,15 @@ IntArray = npt.NDArray[np.int64]
 _SPREAD = np.uint64(0xD6E8FEB86659FD93)
 _CODE_MIX = np.uint64(0x9E3779B97F4A7C15)
 _BITS = 23
-"""The bitmap has at most 2^23 slots (booleans, 8 MiB)..."""
+"""The bitmap has at most 2^23 slots (bits, 1 MiB)..."""
 _SLOTS_PER_LABEL = 8
 """...and at least 8 per label (at most ~12% of the slots set: the ids that differ from every label
 but are candidates cost less than probing a larger bitmap, which misses the cache; shared medium,
 269k labels: 2 MiB, 0.02 s less CPU than 8 MiB). A small qrels' bitmap is small, not 8 MiB zeroed
 for 10 labels."""
 _MIN_BITS = 10
+INT32_ORDER_BELOW = 2**31
+"""Fewer labels than this keep the fold index's order as int32 (4 bytes a label, not 8)."""
 
 
 def fold(doc: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
@@ -72,7 +75,7 @@ def _slots(folded: npt.NDArray[np.uint64], bits: int) -> npt.NDArray[np.uint64]:
     return slot
 
 
-def _keys(folded: npt.NDArray[np.uint64], code: IntArray) -> npt.NDArray[np.uint64]:
+def _keys(folded: npt.NDArray[np.uint64], code: npt.NDArray[np.signedinteger[Any]]) -> npt.NDArray[np.uint64]:
     """The (query code, fold) key `missed` matches on."""
     key = code.astype(np.uint64)
     key *= _CODE_MIX
@@ -86,33 +89,64 @@ class FoldIndex:
     the labels' (query code, fold) keys sorted for `check_rest`. A run joined in many blocks
     folds the labels once, not once per block."""
 
-    bits: npt.NDArray[np.bool_]
-    """2^`size` slots (`_bits_for`), True where some label's fold lands."""
+    bits: npt.NDArray[np.uint8]
+    """2^`size` slots (`_bits_for`), one bit each (slot s is bit s % 8 of byte s // 8), set where
+    some label's fold lands: an eighth of a byte per slot (shared medium, 269k labels: 512 KiB, not
+    the 4 MiB of one boolean per slot)."""
     key: npt.NDArray[np.uint64]
     """The labels' keys, sorted."""
-    order: IntArray
-    """Sorted key -> the label's row."""
-    code: IntArray
+    order: npt.NDArray[np.int32] | IntArray
+    """Sorted key -> the label's row (int32 below `INT32_ORDER_BELOW` labels)."""
+    code: npt.NDArray[np.signedinteger[Any]]
     doc: npt.NDArray[np.bytes_]
     size: int
     """The bitmap has 2^size slots."""
 
 
-def fold_index(label_code: IntArray, label_doc: npt.NDArray[np.bytes_]) -> FoldIndex:
+@dataclass(frozen=True)
+class JoinLabels:
+    """The qrels of the evaluated queries as the join (`arrays._join`) matches them: their pair
+    keys (query code x doc hash) sorted, and each label's query code, id and grade code in file
+    order (`arrays.label_index`; the ids are the qrels' own column, not a sorted copy of it)."""
+
+    key: npt.NDArray[np.uint64]
+    row: npt.NDArray[np.int32] | IntArray
+    """Sorted key -> the label's row (`narrow_order`)."""
+    code: npt.NDArray[np.int32]
+    doc: npt.NDArray[np.bytes_]
+    grade: npt.NDArray[np.signedinteger[Any]]
+    """Grade codes in the narrowest type that holds them (int8 up to 127 codes), -1 for a negative grade."""
+    folds: FoldIndex | None
+    """`fold_index(code, doc)`, built once per qrels (None: no label)."""
+
+
+def narrow_order(order: IntArray) -> npt.NDArray[np.int32] | IntArray:
+    """An order (positions) as int32 when it has fewer than `INT32_ORDER_BELOW` entries."""
+    return order.astype(np.int32) if len(order) < INT32_ORDER_BELOW else order
+
+
+def fold_index(label_code: npt.NDArray[np.signedinteger[Any]], label_doc: npt.NDArray[np.bytes_]) -> FoldIndex:
     """The index of these labels (their query codes and document ids) the join checks against."""
     folded = fold(label_doc)
     size = _bits_for(len(label_doc))
-    bits = np.zeros(1 << size, dtype=bool)
-    bits[_slots(folded, size)] = True
+    slots = np.zeros(1 << size, dtype=bool)  # (packed at once: faster than setting bits one by one)
+    slots[_slots(folded, size)] = True
+    bits = np.packbits(slots, bitorder="little")
+    del slots
     key = _keys(folded, label_code)
-    order = np.asarray(np.argsort(key), dtype=np.int64)
-    return FoldIndex(bits, key[order], order, label_code, label_doc, size)
+    del folded
+    order = np.argsort(key)
+    key = key[order]
+    return FoldIndex(bits, key, narrow_order(order), label_code, label_doc, size)
 
 
 def candidates(index: FoldIndex, run_fold: npt.NDArray[np.uint64]) -> IntArray:
     """The run rows whose id (folded once per run or block: `fold`) folds like some label's id
     (of any query): every row equal to a label byte for byte is among them."""
-    return np.asarray(np.flatnonzero(index.bits[_slots(run_fold, index.size)]), dtype=np.int64)
+    slot = _slots(run_fold, index.size)
+    byte = index.bits[slot >> np.uint64(3)]
+    byte >>= (slot & np.uint64(7)).astype(np.uint8)
+    return np.asarray(np.flatnonzero(byte & 1), dtype=np.int64)
 
 
 def missed(
