@@ -356,7 +356,7 @@ class RunStream:
         """(columns, doc hashes) of each block, queries in file order; raises `NotStreamed`."""
         import numpy as np
 
-        from .columns import run_blocks
+        from .columns import id_changes, run_blocks
 
         seen: set[bytes] = set()
         parts: list[RunBlock] = []
@@ -367,7 +367,7 @@ class RunStream:
                     raise NotStreamed
                 if not len(part.query):
                     continue
-                starts = np.flatnonzero(np.concatenate(([True], part.query[1:] != part.query[:-1])))
+                starts = np.flatnonzero(id_changes(part.query))
                 heads = part.query[starts].tolist()
                 if self.first_query is None:
                     self.first_query = heads[0].decode("ascii")

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..formats.columns import Columns
+from ..formats.columns import Columns, id_changes
 from .background import SERIAL_ROWS, beside
 from .join_check import FoldIndex, candidates, check_rest, fold, fold_index
 
@@ -353,9 +353,7 @@ def _run_query_codes(
     n = len(query)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(query[1:], query[:-1], out=change[1:])
+    change = id_changes(query)
     heads = np.flatnonzero(change)
     head_codes = _codes(query[heads], vocab_sorted)
     outside = head_codes < 0

@@ -1,0 +1,44 @@
+"""The run path's shortcuts (issue 31 item 2) against their plain twins: where each query id
+changes, compared as 8-byte words (`columns.id_changes`), and the same reports whichever is used."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from qrelkit.formats import columns
+from qrelkit.formats.columns import _cut, id_changes
+
+IDS = st.lists(st.sampled_from(["q", "q1", "q10", "1000593", "12345678", "123456789", "é", "abcdefghijklmnopq"]))
+
+
+def cut_ids(ids: list[str]) -> np.ndarray:
+    """Ids as the fast parser cuts them (whole 8-byte words, zero-padded)."""
+    data = "".join(f"{i}\n" for i in ids).encode()
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == 10).astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    return _cut(buf, starts, ends, hashed=False)[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(IDS)
+def test_id_changes_are_the_string_comparison(ids: list[str]) -> None:
+    for array in (cut_ids(ids) if ids else np.zeros(0, "S8"), np.array([i.encode() for i in ids], dtype=np.bytes_)):
+        plain = np.concatenate(([True], array[1:] != array[:-1])) if len(array) else np.zeros(0, bool)
+        assert np.array_equal(id_changes(array), plain)
+
+
+@pytest.mark.parametrize("width", [8, 16, 24])
+def test_words_differ_anywhere_in_the_id(width: int) -> None:
+    base = b"a" * (width - 1)
+    ids = np.array([base, base, base[:-1] + b"b", base[:-1] + b"b", b"a", b"a"], dtype=f"S{width}")
+    assert id_changes(ids).tolist() == [True, False, True, False, True, False]
+
+
+def test_strings_compared_below_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = cut_ids(["q1", "q1", "q2"])
+    monkeypatch.setattr(columns, "WORD_COMPARE_FROM", 10)
+    assert id_changes(ids).tolist() == [True, False, True]
