@@ -17,10 +17,12 @@ from qrelkit.scoring import kernels
 from qrelkit.scoring.arrays import ABSENT, UNLABELED, Ranked
 from qrelkit.scoring.kernel_base import (
     can_be_relevant,
+    coverage_within,
     open_in,
     precision_at_moving_cut,
     relevant_total,
     safe_div,
+    to_first,
     unlabeled_below,
     window,
 )
@@ -155,3 +157,46 @@ def _fixed_matrix() -> Ranked:
         grades[i, length:] = ABSENT
     counts = np.stack([(grades == g).sum(axis=1) + rng.integers(0, 3, size=n) for g in range(top + 1)], axis=1)
     return Ranked([f"q{i}" for i in range(n)], grades, n_ret.astype(np.int64), counts.astype(np.int64), top, 0)
+
+
+def ap_value_twin(r: Ranked, k: int | None, t: int) -> Floats:
+    w = window(r, k)
+    big_r = relevant_total(r, t).astype(np.float64)
+    rel = (w >= t).astype(np.float64)
+    pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)
+    return safe_div((rel * np.cumsum(rel, axis=1) / pos).sum(axis=1), big_r)
+
+
+def rprec_value_twin(r: Ranked, t: int) -> Floats:
+    w = r.grades
+    r_total = relevant_total(r, t)
+    rel_cum = np.concatenate([np.zeros((len(w), 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
+    rel_in = np.take_along_axis(rel_cum, np.minimum(r_total, w.shape[1])[:, None], axis=1)[:, 0]
+    return safe_div(rel_in.astype(np.float64), r_total.astype(np.float64))
+
+
+def coverage_twin(r: Ranked, lengths: npt.NDArray[np.int64]) -> Floats:
+    inside = np.arange(r.depth)[None, :] < lengths[:, None]
+    retrieved = ((r.grades != ABSENT) & inside).sum(axis=1)
+    labeled = ((r.grades >= 0) & inside).sum(axis=1)
+    out = np.full(len(r.query_ids), np.nan)
+    np.divide(labeled, retrieved, out=out, where=retrieved > 0)
+    return out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ranked_matrices(), st.sampled_from([None, 1, 3, 10, 100]), st.integers(0, 5))
+def test_ap_and_rprec_values_are_the_twins_floats(r: Ranked, k: int | None, t: int) -> None:
+    m = parse_measure("AP" if k is None else f"AP@{k}")
+    assert kernels._ap_value(r, m, t).tobytes() == ap_value_twin(r, k, t).tobytes()
+    assert kernels._rprec_value(r, parse_measure("Rprec"), t).tobytes() == rprec_value_twin(r, t).tobytes()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ranked_matrices(), st.data())
+def test_coverage_is_the_twins(r: Ranked, data: st.DataObject) -> None:
+    n = len(r.query_ids)
+    same = data.draw(st.integers(0, r.depth + 3))
+    varied = np.array(data.draw(st.lists(st.integers(0, r.depth + 3), min_size=n, max_size=n)), dtype=np.int64)
+    for lengths in (np.full(n, same, dtype=np.int64), varied, to_first(r.grades >= 1, None)):
+        assert coverage_within(r, lengths).tobytes() == coverage_twin(r, lengths).tobytes()

@@ -98,9 +98,15 @@ def undeclared(m: Measure) -> ScoringError:
 def coverage_within(r: Ranked, lengths: IntArray) -> FloatArray:
     """Per query, the labeled fraction of the retrieved documents among its first `lengths` ranks;
     NaN where that holds no retrieved document."""
-    inside = np.arange(r.depth)[None, :] < lengths[:, None]
-    retrieved = ((r.grades != ABSENT) & inside).sum(axis=1)
-    labeled = ((r.grades >= 0) & inside).sum(axis=1)
+    longest = min(int(lengths.max(initial=0)), r.depth)
+    grades = r.grades[:, :longest]  # no window reaches past its longest: fewer cells to count
+    if len(lengths) and bool((lengths >= longest).all()):  # one window for all (a cutoff)
+        retrieved = np.count_nonzero(grades != ABSENT, axis=1)
+        labeled = np.count_nonzero(grades >= 0, axis=1)
+    else:
+        inside = np.arange(longest)[None, :] < lengths[:, None]
+        retrieved = np.count_nonzero((grades != ABSENT) & inside, axis=1)
+        labeled = np.count_nonzero((grades >= 0) & inside, axis=1)
     out = np.full(len(r.query_ids), np.nan)
     np.divide(labeled, retrieved, out=out, where=retrieved > 0)
     return out

@@ -464,18 +464,25 @@ def _ndcg_value(r: Ranked, m: Measure, _t: int) -> FloatArray:
 
 
 def _ap_value(r: Ranked, m: Measure, t: int) -> FloatArray:
+    """AP = sum of precision at each relevant rank / R. The terms are placed in a zero matrix at the
+    relevant cells only (their rank among the row's relevant documents, over the rank), not by a
+    cumsum over every cell; the row sums are then the same floats (`tests/test_kernels_fast.py`)."""
     w = _window(r, m.cutoff)
     big_r = _relevant_total(r, t).astype(np.float64)
-    rel = (w >= t).astype(np.float64)
-    pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)
-    return _safe_div((rel * np.cumsum(rel, axis=1) / pos).sum(axis=1), big_r)
+    rows, cols = np.nonzero(w >= t)
+    starts = np.searchsorted(rows, np.arange(len(w)))  # each row's first relevant cell
+    nth = np.arange(1, len(rows) + 1, dtype=np.float64)
+    nth -= starts[rows]
+    terms = np.zeros(w.shape, dtype=np.float64)
+    terms[rows, cols] = nth / (cols + 1.0)
+    return _safe_div(terms.sum(axis=1), big_r)
 
 
 def _rprec_value(r: Ranked, _m: Measure, t: int) -> FloatArray:
     w = r.grades
     r_total = _relevant_total(r, t)
-    rel_cum = np.concatenate([np.zeros((len(w), 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-    rel_in = np.take_along_axis(rel_cum, np.minimum(r_total, w.shape[1])[:, None], axis=1)[:, 0]
+    inside = np.arange(w.shape[1])[None, :] < r_total[:, None]  # the top R (the whole row if shorter)
+    rel_in = np.count_nonzero((w >= t) & inside, axis=1)
     return _safe_div(rel_in.astype(np.float64), r_total.astype(np.float64))
 
 
