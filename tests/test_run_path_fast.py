@@ -42,3 +42,25 @@ def test_strings_compared_below_the_threshold(monkeypatch: pytest.MonkeyPatch) -
     ids = cut_ids(["q1", "q1", "q2"])
     monkeypatch.setattr(columns, "WORD_COMPARE_FROM", 10)
     assert id_changes(ids).tolist() == [True, False, True]
+
+
+def order_twin(block: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Rows by key within each block: one stable sort of (block, key)."""
+    return np.lexsort((key, block)).astype(np.int64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 70), min_size=1, max_size=40), st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 8]))
+def test_tie_blocks_of_every_size_order_as_one_sort(sizes: list[int], seed: int, exact: int) -> None:
+    from qrelkit.scoring import arrays
+
+    rng = np.random.default_rng(seed)
+    block = np.repeat(np.arange(len(sizes)), sizes).astype(np.int64)
+    key = rng.permutation(len(block)).astype(np.uint64) * np.uint64(1 << 40) + rng.integers(
+        0, 1 << 40, len(block)
+    ).astype(np.uint64)
+    key[: min(3, len(key))] = np.iinfo(np.uint64).max - 1  # near the padding, within one block
+    key[: min(3, len(key))] -= np.arange(min(3, len(key)), dtype=np.uint64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(arrays, "EXACT_TIE_SIZES", exact)
+        assert np.array_equal(arrays._order_within_blocks(block, key), order_twin(block, key))
