@@ -3,13 +3,16 @@ changes, compared as 8-byte words (`columns.id_changes`), and the same reports w
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from qrelkit.formats import columns
-from qrelkit.formats.columns import _cut, id_changes
+from qrelkit.formats import fast_columns
+from qrelkit.formats.columns import _cut
+from qrelkit.formats.fast_columns import id_changes
 
 IDS = st.lists(st.sampled_from(["q", "q1", "q10", "1000593", "12345678", "123456789", "é", "abcdefghijklmnopq"]))
 
@@ -40,7 +43,7 @@ def test_words_differ_anywhere_in_the_id(width: int) -> None:
 
 def test_strings_compared_below_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     ids = cut_ids(["q1", "q1", "q2"])
-    monkeypatch.setattr(columns, "WORD_COMPARE_FROM", 10)
+    monkeypatch.setattr(fast_columns, "WORD_COMPARE_FROM", 10)
     assert id_changes(ids).tolist() == [True, False, True]
 
 
@@ -64,3 +67,64 @@ def test_tie_blocks_of_every_size_order_as_one_sort(sizes: list[int], seed: int,
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(arrays, "EXACT_TIE_SIZES", exact)
         assert np.array_equal(arrays._order_within_blocks(block, key), order_twin(block, key))
+
+
+DECIMAL = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),
+    st.decimals(allow_nan=False, allow_infinity=False, places=6).map(str),
+    st.from_regex(r"-?[0-9]{0,9}\.?[0-9]{0,9}", fullmatch=True),
+    st.sampled_from(
+        [
+            "-0",
+            "0.",
+            ".5",
+            "-.5",
+            "+1",
+            "1e5",
+            "inf",
+            "-",
+            ".",
+            "1..2",
+            "1-2",
+            "0000000000000001",
+            "-12345678.1234567",
+            "1234567.12345678",
+        ]
+    ),
+)
+
+
+def scores_as_cut(tokens: list[str]) -> np.ndarray:
+    return cut_ids(tokens)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(DECIMAL.filter(lambda t: t and " " not in t), min_size=1, max_size=30))
+def test_plain_decimals_are_numpys_conversion(tokens: list[str]) -> None:
+    from qrelkit.formats.fast_columns import plain_decimals
+
+    raw = scores_as_cut(tokens)
+    try:
+        expected = raw.astype(np.float64)
+    except ValueError:
+        expected = None
+    found = plain_decimals(raw)
+    if found is not None:  # when it reads a column, it reads it as numpy does, bit for bit
+        assert expected is not None
+        assert found.tobytes() == expected.tobytes()
+    plain = max(len(x) for x in tokens) <= 16 and all(
+        re.fullmatch(r"-?(\d+\.?\d*|\.\d+)", x) and sum(c.isdigit() for c in x) <= 15 for x in tokens
+    )
+    assert (found is not None) == plain
+
+
+def test_a_parsed_run_is_the_same_with_and_without_plain_decimals(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qrelkit.formats import columns
+
+    rows = [f"q{i % 7} Q0 d{i} {i} {s} tag\n" for i, s in enumerate(["1.5", "-0.25", "7", "12.0001", ".5", "-0"] * 40)]
+    data = "".join(rows).encode()
+    fast = columns.trec_columns(data, "run")
+    monkeypatch.setattr(columns, "DECIMALS_FROM", 10**9)
+    plain = columns.trec_columns(data, "run")
+    assert fast is not None and plain is not None
+    assert fast.columns.value.tobytes() == plain.columns.value.tobytes()

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _arrow
+from .fast_columns import plain_decimals
 from .ids import MAX_ID_LENGTH
 from .seen import SeenKeys
 from .trec import (
@@ -322,10 +323,19 @@ def _values(raw_value: npt.NDArray[np.bytes_], kind: str) -> npt.NDArray[Any] | 
     """Scores (run) or grades (qrels) from their tokens; None when one does not parse."""
     if kind == "qrels" and not _digits(raw_value, signed=True):
         return None  # `+2`, `1_0`: int() takes them, trec_eval's grades are digits; the exact reader says so
+    if kind == "run" and len(raw_value) >= DECIMALS_FROM:
+        found = plain_decimals(raw_value)
+        if found is not None:
+            return found
     try:
         return raw_value.astype(np.float64) if kind == "run" else raw_value.astype(np.int64)
     except (ValueError, OverflowError):
         return None
+
+
+DECIMALS_FROM = 1
+"""Score columns of at least this many values try `fast_columns.plain_decimals` first (tests raise
+it to compare)."""
 
 
 def _integer_tokens(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> bool:
@@ -363,31 +373,6 @@ def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
         else:
             ok[:, 0] &= chars[:, 0] != 45
     return bool(ok.all())
-
-
-def id_changes(ids: npt.NDArray[np.bytes_]) -> npt.NDArray[np.bool_]:
-    """Where each id differs from the one before it (True at the first): `ids[1:] != ids[:-1]`
-    with a True in front. Ids cut by `_cut` (a width of whole 8-byte words, zero-padded) are
-    compared a word at a time, 20x faster than numpy's string comparison; any other array
-    (`from_rows`' widths) is compared as strings."""
-    n = len(ids)
-    out = np.empty(n, dtype=bool)
-    if n == 0:
-        return out
-    out[0] = True
-    width = ids.dtype.itemsize
-    if not width or width % 8 or not ids.flags.c_contiguous or len(ids) < WORD_COMPARE_FROM:
-        np.not_equal(ids[1:], ids[:-1], out=out[1:])
-        return out
-    words = ids.view(np.uint64).reshape(n, width // 8)
-    np.not_equal(words[1:, 0], words[:-1, 0], out=out[1:])
-    for j in range(1, width // 8):
-        out[1:] |= words[1:, j] != words[:-1, j]
-    return out
-
-
-WORD_COMPARE_FROM = 2
-"""Ids at least this many compared as words by `id_changes` (tests raise it to hold the two equal)."""
 
 
 def concat_ids(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:

@@ -356,7 +356,8 @@ class RunStream:
         """(columns, doc hashes) of each block, queries in file order; raises `NotStreamed`."""
         import numpy as np
 
-        from .columns import id_changes, run_blocks
+        from .columns import run_blocks
+        from .fast_columns import id_changes
 
         seen: set[bytes] = set()
         parts: list[RunBlock] = []

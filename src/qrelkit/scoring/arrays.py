@@ -21,7 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ScoringError
-from ..formats.columns import Columns, id_changes
+from ..formats.columns import Columns
+from ..formats.fast_columns import id_changes
 from .background import SERIAL_ROWS, beside
 from .join_check import FoldIndex, candidates, check_rest, fold, fold_index
 
