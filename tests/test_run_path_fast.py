@@ -128,3 +128,31 @@ def test_a_parsed_run_is_the_same_with_and_without_plain_decimals(monkeypatch: p
     plain = columns.trec_columns(data, "run")
     assert fast is not None and plain is not None
     assert fast.columns.value.tobytes() == plain.columns.value.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 30), st.integers(-1, 3)), max_size=80), st.data())
+def test_a_blocks_labels_are_its_queries_labels_in_key_order(
+    labels: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    from qrelkit.formats.columns import Columns, hash_docs
+    from qrelkit.scoring.arrays import label_index
+    from qrelkit.scoring.streamed import _LabelsByQuery
+
+    pairs = list(dict.fromkeys((q, d) for q, d, _ in labels))
+    rows = [(f"q{q}", f"doc-{d}é", g) for (q, d), (_, _, g) in zip(pairs, labels, strict=False)]
+    qrels = Columns.from_rows(rows, integer=True)
+    queries = [f"q{i}" for i in range(10)]
+    index = label_index(qrels, hash_docs(qrels.doc), queries, None)
+    assert index is not None
+    present = np.array(sorted(data.draw(st.sets(st.integers(0, 9)))), dtype=np.int64)
+    found = _LabelsByQuery(index.labels, len(queries)).of(present)
+    keep = np.isin(index.labels.code, present)
+    for got, whole in (
+        (found.key, index.labels.key),
+        (found.code, index.labels.code),
+        (found.grade, index.labels.grade),
+    ):
+        assert np.array_equal(got, whole[keep])
+    assert found.doc.tolist() == index.labels.doc[keep].tolist()
+    assert (found.folds is None) == (not keep.any())

@@ -22,6 +22,7 @@ from .arrays import (
     ABSENT,
     IntArray,
     LabelIndex,
+    _Labels,
     _grouped_positions,
     _join,
     _ranked_grades,
@@ -32,6 +33,7 @@ from .arrays import (
     top_columns_scored,
 )
 from .background import SERIAL_ROWS, beside
+from .join_check import fold_index
 from .evaluation import Evaluation, MetricsLike, evaluated_queries, evaluation, measure_list
 from .measures import DEFAULT_METRICS
 
@@ -56,8 +58,35 @@ class _Grades:
         self.n_ret[rows] = n_ret
 
 
+class _LabelsByQuery:
+    """Each evaluated query's labels, found by its code (built once per qrels): a block is joined
+    against the labels of its own queries only (msmarco: ~2,000 of 182,000), whose keys and
+    bitmap stay in the cache, instead of all of them. Exact: a row of the block has the code of
+    one of its queries (or none evaluated), and a label of another query matches no row of it."""
+
+    def __init__(self, labels: _Labels, n_q: int) -> None:
+        self.labels = labels
+        order = np.argsort(labels.code, kind="stable")
+        self.starts = np.searchsorted(labels.code[order], np.arange(n_q + 1))
+        self.order = order.astype(np.int32) if len(order) < 2**31 else order  # half the memory
+
+    def of(self, present: IntArray) -> _Labels:
+        """The labels of these evaluated queries, in the index's order (sorted by pair key)."""
+        lo, sizes = self.starts[present], self.starts[present + 1] - self.starts[present]
+        total = int(sizes.sum())
+        offsets = np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
+        rows = np.sort(self.order[offsets + np.arange(total)])  # ascending rows: ascending keys
+        labels = self.labels
+        code, doc = labels.code[rows], labels.doc[rows]
+        return _Labels(labels.key[rows], code, doc, labels.grade[rows], fold_index(code, doc) if total else None)
+
+
 def _rank_block(
-    index: LabelIndex, run: Columns, run_hash: npt.NDArray[np.uint64], score_precision: str
+    index: LabelIndex,
+    by_query: _LabelsByQuery,
+    run: Columns,
+    run_hash: npt.NDArray[np.uint64],
+    score_precision: str,
 ) -> tuple[IntArray, npt.NDArray[np.int32], IntArray, int] | None:
     """One block's evaluated queries (their indices), their ranked grades and lengths, and how many
     of its queries lie outside the evaluated set; None when the join needs the exact path."""
@@ -68,7 +97,7 @@ def _rank_block(
     local = np.searchsorted(present, r_code).astype(np.int64)  # outside rows: len(present)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
     r_grade, position = beside(
-        lambda: _join(index.labels, r_code, run, run_hash, True),
+        lambda: _join(by_query.of(present), r_code, run, run_hash, True),
         lambda: _grouped_positions(local, r_score, change, run.doc, len(present)),
         serial=len(r_code) <= SERIAL_ROWS,
         name="join",
@@ -106,8 +135,9 @@ def evaluate_stream(
         return None
     rounded_scores(np.zeros(0), score_precision)  # refuses an unknown precision before any work
     grades, run_only = _Grades(len(index.qids)), 0
+    by_query = _LabelsByQuery(index.labels, len(index.qids))
     for run, run_hash in blocks:
-        ranked = _rank_block(index, run, run_hash, score_precision)
+        ranked = _rank_block(index, by_query, run, run_hash, score_precision)
         if ranked is None:
             return None
         rows, block_grades, n_ret, outside = ranked
