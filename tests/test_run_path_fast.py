@@ -4,6 +4,7 @@ changes, compared as 8-byte words (`columns.id_changes`), and the same reports w
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -156,3 +157,19 @@ def test_a_blocks_labels_are_its_queries_labels_in_key_order(
         assert np.array_equal(got, whole[keep])
     assert found.doc.tolist() == index.labels.doc[keep].tolist()
     assert (found.folds is None) == (not keep.any())
+
+
+@pytest.mark.parametrize("count_from", [1, 1 << 62])
+def test_a_long_line_is_named_whichever_counts_the_newlines(
+    count_from: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from qrelkit.errors import InputError
+    from qrelkit.formats import reading
+
+    monkeypatch.setattr(reading, "NUMPY_COUNT_FROM", count_from)
+    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 64)
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"q1 Q0 d1 1 2.5 t\n" * 30 + b"x" * 100 + b"\n")
+    with pytest.raises(InputError) as found:
+        list(reading.read_blocks(path, 200))
+    assert found.value.line == 31
