@@ -22,9 +22,9 @@ from .arrays import (
     ABSENT,
     IntArray,
     LabelIndex,
-    _Labels,
     _grouped_positions,
     _join,
+    _Labels,
     _ranked_grades,
     _run_query_codes,
     distinct,
@@ -33,8 +33,8 @@ from .arrays import (
     top_columns_scored,
 )
 from .background import SERIAL_ROWS, beside
-from .join_check import fold_index
 from .evaluation import Evaluation, MetricsLike, evaluated_queries, evaluation, measure_list
+from .join_check import fold_index
 from .measures import DEFAULT_METRICS
 
 RunBlocks = Iterable[tuple[Columns, npt.NDArray[np.uint64]]]
@@ -94,7 +94,9 @@ def _rank_block(
     r_code, change, run_only = _run_query_codes(run.query, index.vocab_sorted, index.to_eval)
     present = distinct(r_code[change])  # np.unique would import numpy.ma (a small score need not)
     present = present[present < n_q]
-    local = np.searchsorted(present, r_code).astype(np.int64)  # outside rows: len(present)
+    heads = np.flatnonzero(change)  # each query's rows are together: look up one row of each
+    local = np.repeat(np.searchsorted(present, r_code[heads]), np.diff(np.append(heads, len(r_code))))
+    local = local.astype(np.int64, copy=False)  # outside rows: len(present)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
     r_grade, position = beside(
         lambda: _join(by_query.of(present), r_code, run, run_hash, True),
