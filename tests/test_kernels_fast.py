@@ -200,3 +200,15 @@ def test_coverage_is_the_twins(r: Ranked, data: st.DataObject) -> None:
     varied = np.array(data.draw(st.lists(st.integers(0, r.depth + 3), min_size=n, max_size=n)), dtype=np.int64)
     for lengths in (np.full(n, same, dtype=np.int64), varied, to_first(r.grades >= 1, None)):
         assert coverage_within(r, lengths).tobytes() == coverage_twin(r, lengths).tobytes()
+
+
+@pytest.mark.parametrize("gains", [[0.0, 1.0, 3.0, 7.0], [1.0, 0.0, 5.0, 2.0], [0.0, 1.0]])
+def test_multiset_gains_made_once_are_the_per_block_ones(gains: list[float]) -> None:
+    g = np.array(gains)
+    top = len(gains) - 1
+    for u in range(7):
+        ms = kernels._multisets(u, top)
+        g_desc, ms_counts = kernels._multiset_gains(u, top, g.tobytes())
+        assert g_desc.tobytes() == (-np.sort(-g[ms], axis=1)).tobytes()
+        assert np.array_equal(ms_counts, np.stack([(ms == grade).sum(axis=1) for grade in range(top + 1)], axis=1))
+        assert kernels._multiset_gains(u, top, g.tobytes())[0] is g_desc  # cached
