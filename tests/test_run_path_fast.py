@@ -99,17 +99,18 @@ def scores_as_cut(tokens: list[str]) -> np.ndarray:
     return cut_ids(tokens)
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.lists(DECIMAL.filter(lambda t: t and " " not in t), min_size=1, max_size=30))
-def test_plain_decimals_are_numpys_conversion(tokens: list[str]) -> None:
-    from qrelkit.formats.fast_columns import plain_decimals
-
+@pytest.mark.parametrize("chunk", [1, 3, fast_columns.DECIMALS_CHUNK])
+@settings(max_examples=300, deadline=None)
+@given(tokens=st.lists(DECIMAL.filter(lambda t: t and " " not in t), min_size=1, max_size=30))
+def test_plain_decimals_are_numpys_conversion(tokens: list[str], chunk: int) -> None:
     raw = scores_as_cut(tokens)
     try:
         expected = raw.astype(np.float64)
     except ValueError:
         expected = None
-    found = plain_decimals(raw)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast_columns, "DECIMALS_CHUNK", chunk)
+        found = fast_columns.plain_decimals(raw)
     if found is not None:  # when it reads a column, it reads it as numpy does, bit for bit
         assert expected is not None
         assert found.tobytes() == expected.tobytes()
