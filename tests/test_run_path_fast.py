@@ -174,3 +174,15 @@ def test_a_long_line_is_named_whichever_counts_the_newlines(
     with pytest.raises(InputError) as found:
         list(reading.read_blocks(path, 200))
     assert found.value.line == 31
+
+
+@pytest.mark.parametrize("byte", range(33))
+def test_the_numpy_tokeniser_refuses_control_characters_only(byte: int) -> None:
+    from qrelkit.formats import columns
+
+    layout = columns._Layout(6, 2, 4, rank_field=3)
+    line = b"q1 Q0 d" + bytes([byte]) + b"x 1 2.5 t\n"
+    found = columns._numpy_tokens(np.frombuffer(line * 3, dtype=np.uint8), layout)
+    if byte in (9, 10, 11, 12, 13, 32):  # white space: a separator, or a line the layout refuses
+        return
+    assert found is None  # any other byte below 32: the exact reader names it

@@ -160,8 +160,7 @@ def _fields_simple(
     if len(seps) % nfields:
         return None
     line_ends = seps[nfields - 1 :: nfields]
-    newlines = np.flatnonzero(buf == 10)
-    if len(newlines) != len(line_ends) - (0 if space[-1] else 1):
+    if np.count_nonzero(buf == 10) != len(line_ends) - (0 if space[-1] else 1):
         return None
     if not (ends_at_newline[line_ends] == 10).all():
         return None
@@ -249,7 +248,7 @@ def _numpy_tokens(buf: npt.NDArray[np.uint8], layout: _Layout) -> list[Field] | 
     None when a control character is in the text (no separator: the exact reader refuses the id)
     or a line does not have the layout's fields."""
     space = buf <= 32
-    if (space & ((buf < 9) | ((buf > 13) & (buf < 32)))).any():
+    if (buf < 9).any() or ((buf - np.uint8(14)) < 18).any():  # a control character: 0-8 or 14-31
         return None
     fields = _fields_simple(buf, space, layout.nfields) or _fields_general(buf, space, layout.nfields)
     if fields is None:
