@@ -86,6 +86,6 @@ def _plain_decimals(raw: npt.NDArray[np.bytes_]) -> npt.NDArray[np.float64] | No
     for j in range(1, width):
         mantissa *= scale[j]
         mantissa += value[j]
-    out = mantissa / _POWERS[fraction]
+    out: npt.NDArray[np.float64] = mantissa / _POWERS[fraction]
     np.negative(out, out=out, where=neg)  # -0 stays -0.0, as the conversion reads it
     return out
