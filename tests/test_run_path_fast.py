@@ -56,7 +56,7 @@ def order_twin(block: np.ndarray, key: np.ndarray) -> np.ndarray:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 70), min_size=1, max_size=40), st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 8]))
 def test_tie_blocks_of_every_size_order_as_one_sort(sizes: list[int], seed: int, exact: int) -> None:
-    from qrelkit.scoring import arrays
+    from qrelkit.scoring import ties
 
     rng = np.random.default_rng(seed)
     block = np.repeat(np.arange(len(sizes)), sizes).astype(np.int64)
@@ -66,8 +66,8 @@ def test_tie_blocks_of_every_size_order_as_one_sort(sizes: list[int], seed: int,
     key[: min(3, len(key))] = np.iinfo(np.uint64).max - 1  # near the padding, within one block
     key[: min(3, len(key))] -= np.arange(min(3, len(key)), dtype=np.uint64)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(arrays, "EXACT_TIE_SIZES", exact)
-        assert np.array_equal(arrays._order_within_blocks(block, key), order_twin(block, key))
+        patch.setattr(ties, "EXACT_TIE_SIZES", exact)
+        assert np.array_equal(ties.order_within_blocks(block, key), order_twin(block, key))
 
 
 DECIMAL = st.one_of(

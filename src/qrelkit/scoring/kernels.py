@@ -57,7 +57,6 @@ import numpy as np
 import numpy.typing as npt
 
 from .arrays import ABSENT, UNLABELED, Ranked, condensed
-from .arrays import distinct as distinct_values
 from .kernel_base import (
     BoolArray,
     Bounded,
@@ -85,6 +84,7 @@ from .kernels_sets import KERNELS as SET_KERNELS
 from .kernels_trec import GEOMETRIC_TWINS
 from .kernels_trec import KERNELS as TREC_KERNELS
 from .measures import Measure
+from .ties import distinct as distinct_values
 
 NDCG_EXACT_LIMIT = 4096
 """Largest number of grade multisets enumerated per query for exact nDCG bounds."""

@@ -27,7 +27,6 @@ from .arrays import (
     _Labels,
     _ranked_grades,
     _run_query_codes,
-    distinct,
     label_index,
     rounded_scores,
     top_columns_scored,
@@ -36,6 +35,7 @@ from .background import SERIAL_ROWS, beside
 from .evaluation import Evaluation, MetricsLike, evaluated_queries, evaluation, measure_list
 from .join_check import fold_index
 from .measures import DEFAULT_METRICS
+from .ties import distinct
 
 RunBlocks = Iterable[tuple[Columns, npt.NDArray[np.uint64]]]
 """A run's rows in blocks of whole queries (each query in one block only) with their doc hashes."""
