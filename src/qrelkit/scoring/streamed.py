@@ -59,26 +59,25 @@ class _Grades:
 
 
 class _LabelsByQuery:
-    """Each evaluated query's labels, found by its code (built once per qrels): a block is joined
-    against the labels of its own queries only (msmarco: ~2,000 of 182,000), whose keys and
-    bitmap stay in the cache, instead of all of them. Exact: a row of the block has the code of
-    one of its queries (or none evaluated), and a label of another query matches no row of it."""
+    """Each block's labels: those of the evaluated queries it holds, so a block is joined against
+    them only (msmarco: ~2,000 of 182,000), whose keys and bitmap stay in the cache, instead of
+    all of them. Exact: a row of the block has the code of one of its queries (or none
+    evaluated), and a label of another query matches no row of it. Found by a mask over the
+    labels' codes each block (0.3 ms), not an index by query kept the whole run (1 MiB more at
+    shared medium's peak)."""
 
     def __init__(self, labels: _Labels, n_q: int) -> None:
         self.labels = labels
-        order = np.argsort(labels.code, kind="stable")
-        self.starts = np.searchsorted(labels.code[order], np.arange(n_q + 1))
-        self.order = order.astype(np.int32) if len(order) < 2**31 else order  # half the memory
+        self.wanted = np.zeros(n_q + 1, dtype=bool)
 
     def of(self, present: IntArray) -> _Labels:
         """The labels of these evaluated queries, in the index's order (sorted by pair key)."""
-        lo, sizes = self.starts[present], self.starts[present + 1] - self.starts[present]
-        total = int(sizes.sum())
-        offsets = np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
-        rows = np.sort(self.order[offsets + np.arange(total)])  # ascending rows: ascending keys
+        self.wanted[present] = True
+        rows = np.flatnonzero(self.wanted[self.labels.code])  # ascending rows: ascending keys
+        self.wanted[present] = False
         labels = self.labels
         code, doc = labels.code[rows], labels.doc[rows]
-        return _Labels(labels.key[rows], code, doc, labels.grade[rows], fold_index(code, doc) if total else None)
+        return _Labels(labels.key[rows], code, doc, labels.grade[rows], fold_index(code, doc) if len(rows) else None)
 
 
 def _rank_block(
