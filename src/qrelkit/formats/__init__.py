@@ -15,6 +15,7 @@ the file and line; writers go through `atomic_write`.
     records        qrels and runs given from Python (`qrelkit.evaluate`), whatever their shape
     columns        the fast TREC parser: numpy columns from a file's bytes
     _arrow         pyarrow's CSV reader as that parser's tokeniser (the `fast` extra)
+    fast_columns   that parser's id changes and plain decimal scores, without string operations
     exact_columns  the exact readers' rows as columns, in chunks
     runs           a run or qrels file read once: fast path, exact fallback and sha256 together
     qrels_rows     a bulk qrels import's blocks as plain rows for the store (numpy stays here)

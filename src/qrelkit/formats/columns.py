@@ -21,6 +21,9 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _arrow
+from .fast_columns import digits as _digits
+from .fast_columns import integer_tokens as _integer_tokens
+from .fast_columns import plain_decimals
 from .ids import MAX_ID_LENGTH
 from .seen import SeenKeys
 from .trec import (
@@ -269,8 +272,7 @@ def _numpy_tokens(buf: npt.NDArray[np.uint8], layout: _Layout) -> list[Field] | 
     None when a control character is in the text (no separator: the exact reader refuses the id)
     or a line does not have the layout's fields."""
     space = buf <= 32
-    # every byte up to a space is a tab, a line end (LF, VT, FF, CR) or the space (one temporary at a time)
-    if np.count_nonzero(space) != np.count_nonzero(buf == 32) + np.count_nonzero((buf - np.uint8(9)) < 5):
+    if (buf < 9).any() or ((buf - np.uint8(14)) < 18).any():  # a control character: 0-8 or 14-31
         return None
     wanted = (0, layout.doc_field, layout.value_field) + (() if layout.rank_field is None else (layout.rank_field,))
     nfields = layout.nfields
@@ -346,47 +348,19 @@ def _values(raw_value: npt.NDArray[np.bytes_], kind: str) -> npt.NDArray[Any] | 
     """Scores (run) or grades (qrels) from their tokens; None when one does not parse."""
     if kind == "qrels" and not _digits(raw_value, signed=True):
         return None  # `+2`, `1_0`: int() takes them, trec_eval's grades are digits; the exact reader says so
+    if kind == "run" and len(raw_value) >= DECIMALS_FROM:
+        found = plain_decimals(raw_value)
+        if found is not None:
+            return found
     try:
         return raw_value.astype(np.float64) if kind == "run" else raw_value.astype(np.int64)
     except (ValueError, OverflowError):
         return None
 
 
-def _integer_tokens(buf: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> bool:
-    """Every token is ASCII digits after at most a leading minus (`trec.parse_grade`), and at most
-    `_arrow.LONG_INTEGER` bytes long (a longer one is left to the exact reader). Looks at the tokens in
-    place, a byte position at a time (a rank column is a few bytes wide: cheaper than cutting it)."""
-    lengths = ends - starts
-    if not len(starts):
-        return True
-    first = buf[starts]
-    if not (((first - np.uint8(48)) < 10) | ((first == 45) & (lengths > 1))).all():
-        return False
-    longest = int(lengths.max())
-    if longest > _arrow.LONG_INTEGER:
-        return False
-    for k in range(1, longest):
-        at = starts[lengths > k] + k
-        if not ((buf[at] - np.uint8(48)) < 10).all():
-            return False
-    return True
-
-
-def _digits(raw: npt.NDArray[np.bytes_], *, signed: bool) -> bool:
-    """Every value is ASCII digits (`signed`: after at most a leading minus), as `trec.parse_grade`
-    reads them (NUL is the array's padding)."""
-    width = raw.dtype.itemsize
-    if len(raw) == 0 or width == 0:
-        return True
-    chars = np.ascontiguousarray(raw).view(np.uint8).reshape(len(raw), width)  # (a view: no copy)
-    ok = ((chars >= 48) & (chars <= 57)) | (chars == 0)
-    if signed:
-        ok[:, 0] |= chars[:, 0] == 45
-        if width > 1:
-            ok[:, 0] &= (chars[:, 0] != 45) | (chars[:, 1] != 0)  # a minus alone is no number
-        else:
-            ok[:, 0] &= chars[:, 0] != 45
-    return bool(ok.all())
+DECIMALS_FROM = 1
+"""Score columns of at least this many values try `fast_columns.plain_decimals` first (tests raise
+it to compare)."""
 
 
 def concat_ids(parts: list[npt.NDArray[np.bytes_]]) -> npt.NDArray[np.bytes_]:

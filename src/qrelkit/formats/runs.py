@@ -364,6 +364,7 @@ class RunStream:
         import numpy as np
 
         from .columns import run_blocks
+        from .fast_columns import id_changes
 
         seen: set[bytes] = set()
         parts: list[RunBlock] = []
@@ -374,7 +375,7 @@ class RunStream:
                     raise NotStreamed
                 if not len(part.query):
                     continue
-                starts = np.flatnonzero(np.concatenate(([True], part.query[1:] != part.query[:-1])))
+                starts = np.flatnonzero(id_changes(part.query))
                 heads = part.query[starts].tolist()
                 if self.first_query is None:
                     self.first_query = heads[0].decode("ascii")

@@ -9,6 +9,7 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     names           ir_measures and trec_eval spellings -> `Measure`
     arrays          qrels and a run -> the integer-coded `Ranked` arrays the kernels read
     join_check      the prefilter that keeps the fast qrels join from missing a label
+    ties            the order of tied rows: document id descending in byte order
     kernels         the `KERNELS` table: value, coverage and bounds per query
     kernel_base     what every kernel module shares
     kernels_sets    counts, set measures, bpref, infAP, interpolated precision

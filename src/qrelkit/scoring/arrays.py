@@ -22,8 +22,12 @@ import numpy.typing as npt
 
 from ..errors import ScoringError
 from ..formats.columns import Columns
+from ..formats.fast_columns import id_changes
 from .background import SERIAL_ROWS, beside
 from .join_check import JoinLabels, candidates, check_rest, fold, fold_index, narrow_order
+from .ties import byte_order_keys as _byte_order_keys
+from .ties import distinct
+from .ties import tie_order as _tie_order
 
 UNLABELED = -1
 ABSENT = -2
@@ -104,13 +108,6 @@ class RunLists:
     ranked: Mapping[str, Sequence[str]]
     scores: Mapping[str, Sequence[float]] | None = None
     """The scores of `ranked`'s documents, in the same order (None: not kept, or a run of ranks)."""
-
-
-def distinct(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """`np.unique(values)` of a 1-d array of ints or bytes: its distinct values, ascending. Plain
-    `np.unique` imports numpy.ma on first use (~15 ms), which a small score need not pay."""
-    ordered = np.sort(values)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
 
 
 def _doc_key(doc_id: str) -> bytes:
@@ -299,43 +296,6 @@ def top_columns_scored(run: Columns, depth: int) -> tuple[dict[str, list[str]], 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _tie_order(block: IntArray, docs: npt.NDArray[np.bytes_]) -> IntArray:
-    """Order of tied rows: block ascending, then document id descending in byte order. `block`
-    numbers the tie blocks, ascending and contiguous."""
-    keys = _byte_order_keys(docs)
-    if len(keys) == 1 and keys[0].dtype == np.uint64:
-        return _order_within_blocks(block, np.invert(cast(npt.NDArray[np.uint64], keys[0])))
-    return np.asarray(np.lexsort((*keys, -block))[::-1], dtype=np.int64)
-
-
-def _order_within_blocks(block: IntArray, key: npt.NDArray[np.uint64]) -> IntArray:
-    """Rows ordered by `key` ascending inside each block (blocks stay where they are): the blocks
-    of one size at a time, as rows of a matrix sorted along its rows (tie blocks are small and
-    many, so this beats one sort of (block, key) pairs by about 3x)."""
-    n = len(block)
-    starts = np.flatnonzero(np.concatenate(([True], block[1:] != block[:-1])))
-    sizes = np.diff(np.append(starts, n))
-    out = np.empty(n, dtype=np.int64)
-    for size in distinct(sizes):
-        rows = starts[sizes == size][:, None] + np.arange(size)
-        out[rows] = np.take_along_axis(rows, np.argsort(key[rows], axis=1, kind="stable"), axis=1)
-    return out
-
-
-def _byte_order_keys(
-    docs: npt.NDArray[np.bytes_],
-) -> tuple[npt.NDArray[np.uint64] | npt.NDArray[np.bytes_], ...]:
-    """Sort keys that order ids as bytes compare (strcmp): big-endian 64-bit words when ids are
-    short, the bytes themselves otherwise. Least significant key first, as `np.lexsort` wants."""
-    width = docs.dtype.itemsize
-    if width > 16:
-        return (docs,)
-    if width <= 8:
-        return (np.frombuffer(docs.astype("S8").tobytes(), dtype=">u8").astype(np.uint64),)
-    words = np.frombuffer(docs.astype("S16").tobytes(), dtype=">u8").reshape(len(docs), 2).astype(np.uint64)
-    return (words[:, 1], words[:, 0])
-
-
 def _codes(values: npt.NDArray[np.bytes_], vocab_sorted: npt.NDArray[np.bytes_]) -> IntArray:
     """Index of each value in the sorted vocabulary, -1 when absent (exact comparison)."""
     if len(vocab_sorted) == 0:
@@ -353,9 +313,7 @@ def _run_query_codes(
     n = len(query)
     if n == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), 0
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(query[1:], query[:-1], out=change[1:])
+    change = id_changes(query)
     heads = np.flatnonzero(change)
     head_codes = _codes(query[heads], vocab_sorted)
     outside = head_codes < 0

@@ -98,9 +98,15 @@ def undeclared(m: Measure) -> ScoringError:
 def coverage_within(r: Ranked, lengths: IntArray) -> FloatArray:
     """Per query, the labeled fraction of the retrieved documents among its first `lengths` ranks;
     NaN where that holds no retrieved document."""
-    inside = np.arange(r.depth)[None, :] < lengths[:, None]
-    retrieved = ((r.grades != ABSENT) & inside).sum(axis=1)
-    labeled = ((r.grades >= 0) & inside).sum(axis=1)
+    longest = min(int(lengths.max(initial=0)), r.depth)
+    grades = r.grades[:, :longest]  # no window reaches past its longest: fewer cells to count
+    if len(lengths) and bool((lengths >= longest).all()):  # one window for all (a cutoff)
+        retrieved = np.count_nonzero(grades != ABSENT, axis=1)
+        labeled = np.count_nonzero(grades >= 0, axis=1)
+    else:
+        inside = np.arange(longest)[None, :] < lengths[:, None]
+        retrieved = np.count_nonzero((grades != ABSENT) & inside, axis=1)
+        labeled = np.count_nonzero((grades >= 0) & inside, axis=1)
     out = np.full(len(r.query_ids), np.nan)
     np.divide(labeled, retrieved, out=out, where=retrieved > 0)
     return out
@@ -138,27 +144,56 @@ def discounts(width: int) -> FloatArray:
 
 
 def precision_at_moving_cut(
-    r: Ranked, t: int, cut_of: Callable[[IntArray], IntArray]
+    r: Ranked, t: int, cut_of: Callable[[IntArray], IntArray] | None
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Precision at rank `cut_of(R)` (R = relevant documents; a run shorter than the cut counts
     as not relevant), and its exact bounds: for every number m of the unlabeled documents that
     can become relevant (`open_in`), R + m sets the cut, and the m fall inside it as many or as few
-    as they can. Rprec (cut R) and RprecMult (cut trunc(x R + 0.9)) are this with their cuts."""
+    as they can. Rprec (cut R: `cut_of` None) and RprecMult (cut trunc(x R + 0.9)) are this with
+    their cuts. Counts are int32 and every division is of the same two integers as before, so the
+    floats are the same (`tests/test_kernels_fast.py`)."""
     w = r.grades
     n, depth = w.shape
     big_r = relevant_total(r, t)
-    rel_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-    unl_cum = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(open_in(w, r, t), axis=1)], axis=1)
+    rel_cum, unl_cum = _counts_to(w >= t), _counts_to(open_in(w, r, t))
     u_total = unl_cum[:, -1:]
     added = np.arange(depth + 1)[None, :]
-    valid = added <= u_total  # `added` unlabeled documents made relevant
-    den = cut_of(big_r[:, None] + added)
-    cut = np.minimum(den, depth)
-    rel_in = np.take_along_axis(rel_cum, cut, axis=1)
-    unl_in = np.take_along_axis(unl_cum, cut, axis=1)
-    num_max = rel_in + np.minimum(added, unl_in)
-    num_min = rel_in + np.maximum(0, added - (u_total - unl_in))
-    value = safe_div(rel_in[:, 0].astype(np.float64), den[:, 0].astype(np.float64))
-    hi = np.where(valid, safe_div(num_max.astype(np.float64), den.astype(np.float64)), -np.inf)
-    lo = np.where(valid, safe_div(num_min.astype(np.float64), den.astype(np.float64)), np.inf)
+    den = big_r[:, None] + added if cut_of is None else cut_of(big_r[:, None] + added)
+    if cut_of is None:  # the cut moves one rank per document added: each row's counts, shifted
+        rel_in, unl_in = _shifted(rel_cum, big_r), _shifted(unl_cum, big_r)
+    else:
+        cut = np.minimum(den, depth)
+        rel_in, unl_in = np.take_along_axis(rel_cum, cut, axis=1), np.take_along_axis(unl_cum, cut, axis=1)
+    den_f = den.astype(np.float64)
+    value = safe_div(rel_in[:, 0].astype(np.float64), den_f[:, 0])
+    invalid = (added > u_total).astype(np.float64)  # more made relevant than there are: dropped below
+    num = np.minimum(added, unl_in)
+    num += rel_in
+    hi = safe_div(num.astype(np.float64), den_f)
+    hi -= hi * invalid  # 0 there: at most `value`, which column 0 holds
+    np.subtract(unl_in, u_total, out=num)
+    num += added
+    np.maximum(num, 0, out=num)
+    num += rel_in
+    lo = safe_div(num.astype(np.float64), den_f)
+    invalid *= 2.0
+    lo += invalid  # above every precision there: never the minimum
     return value, lo.min(axis=1), hi.max(axis=1)
+
+
+def _counts_to(mask: BoolArray) -> npt.NDArray[np.int32]:
+    """[n, depth + 1]: column c holds the True cells among each row's first c."""
+    out = np.zeros((mask.shape[0], mask.shape[1] + 1), dtype=np.int32)
+    np.cumsum(mask.view(np.int8), axis=1, dtype=np.int32, out=out[:, 1:])
+    return out
+
+
+def _shifted(cum: npt.NDArray[np.int32], start: IntArray) -> npt.NDArray[np.int32]:
+    """Row q of `cum` from column min(start[q], last) on, its last value repeated to the same width:
+    `take_along_axis(cum, minimum(start[:, None] + arange(width), last))`, as row copies."""
+    n, width = cum.shape
+    padded = np.empty((n, 2 * width - 1), dtype=cum.dtype)
+    padded[:, :width] = cum
+    padded[:, width:] = cum[:, -1:]
+    windows = np.lib.stride_tricks.sliding_window_view(padded, width, axis=1)
+    return np.asarray(windows[np.arange(n), np.minimum(start, width - 1)])

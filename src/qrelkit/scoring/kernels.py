@@ -57,7 +57,6 @@ import numpy as np
 import numpy.typing as npt
 
 from .arrays import ABSENT, UNLABELED, Ranked, condensed
-from .arrays import distinct as distinct_values
 from .kernel_base import (
     BoolArray,
     Bounded,
@@ -85,6 +84,7 @@ from .kernels_sets import KERNELS as SET_KERNELS
 from .kernels_trec import GEOMETRIC_TWINS
 from .kernels_trec import KERNELS as TREC_KERNELS
 from .measures import Measure
+from .ties import distinct as distinct_values
 
 NDCG_EXACT_LIMIT = 4096
 """Largest number of grade multisets enumerated per query for exact nDCG bounds."""
@@ -160,7 +160,9 @@ def reciprocal_rank(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, Float
 
 def average_precision(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The maximum leaves the unlabeled documents below k non-relevant, the minimum makes all of them
-    relevant (they raise R and add no precision term)."""
+    relevant (they raise R and add no precision term). Every cell is computed, in place, and the
+    cells without an unlabeled document are then dropped by arithmetic, not `np.where` (a third
+    less time; the kept cells' values are the same floats, `tests/test_kernels_fast.py`)."""
     w = _window(r, k)
     big_r = _relevant_total(r, t).astype(np.float64)[:, None]
     below = _below(r, k, t).astype(np.float64)[:, None]
@@ -168,29 +170,65 @@ def average_precision(r: Ranked, k: int | None, t: int) -> tuple[FloatArray, Flo
     rel = (w >= t).astype(np.float64)
     unl = open_in(w, r, t).astype(np.float64)
     rel_cum = np.cumsum(rel, axis=1)
-    n0 = (rel * rel_cum / pos).sum(axis=1, keepdims=True)
+    scratch = rel * rel_cum
+    scratch /= pos
+    n0 = scratch.sum(axis=1, keepdims=True)
     value = _safe_div(n0, big_r)[:, 0]
-    before = rel_cum - rel  # labeled relevant strictly above each position
-    inv_rel = rel / pos
+    inv_rel = np.divide(rel, pos, out=scratch)
     after = inv_rel.sum(axis=1, keepdims=True) - np.cumsum(inv_rel, axis=1)  # sum of 1/i, i > p
     unl_cum = np.cumsum(unl, axis=1)
-    # earliest-first: the m-th added unlabeled document sits at p with m-1 added above it
-    t_max = np.where(unl > 0, (before + unl_cum) / pos + after, 0.0)
-    cand_max = np.where(unl > 0, _safe_div(n0 + np.cumsum(t_max, axis=1), big_r + unl_cum), -np.inf)
+    before = rel_cum
+    before -= rel  # labeled relevant strictly above each position
+    off = 1.0 - unl  # cells with no unlabeled document: computed with a safe divisor, then dropped
+    high = np.maximum(value, _ap_most(n0, big_r, before, unl_cum, pos, after, unl, off).max(axis=1, initial=-np.inf))
     # latest-first: every unlabeled document below p is already relevant when p is added
-    inv_unl = unl / pos
+    inv_unl = np.divide(unl, pos, out=scratch)
     unl_after_inv = inv_unl.sum(axis=1, keepdims=True) - np.cumsum(inv_unl, axis=1)
-    t_min = np.where(unl > 0, (before + 1) / pos + after + unl_after_inv, 0.0)
-    rev_cum = np.cumsum(t_min[:, ::-1], axis=1)[:, ::-1]
-    unl_from = np.cumsum(unl[:, ::-1], axis=1)[:, ::-1]
-    cand_min = np.where(unl > 0, _safe_div(n0 + rev_cum, big_r + below + unl_from), np.inf)
-    high = np.maximum(value, cand_max.max(axis=1, initial=-np.inf))
+    t_min = before + 1.0
+    t_min /= pos
+    t_min += after
+    t_min += unl_after_inv
+    t_min *= unl
+    cand_min = np.cumsum(t_min[:, ::-1], axis=1)[:, ::-1]
+    cand_min += n0
+    den = unl_cum[:, -1:] - unl_cum  # unlabeled documents from p on: U - (up to p) + (at p)
+    den += unl
+    den += big_r + below
+    den += off
+    cand_min /= den
+    off *= 2.0
+    cand_min += off  # 2 off the unlabeled cells: above every AP, so never the minimum
     low = np.minimum(_safe_div(n0, big_r + below)[:, 0], cand_min.min(axis=1, initial=np.inf))
     return value, low, high
 
 
+def _ap_most(
+    n0: FloatArray,
+    big_r: FloatArray,
+    before: FloatArray,
+    unl_cum: FloatArray,
+    pos: FloatArray,
+    after: FloatArray,
+    unl: FloatArray,
+    off: FloatArray,
+) -> FloatArray:
+    """AP's candidates for the maximum at each unlabeled cell (0 elsewhere: below the value, which
+    is at least 0): the m-th added unlabeled document sits at p with m-1 added above it."""
+    t_max = before + unl_cum
+    t_max /= pos
+    t_max += after
+    t_max *= unl
+    cand = np.cumsum(t_max, axis=1)
+    cand += n0
+    den = big_r + unl_cum
+    den += off
+    cand /= den
+    cand *= unl
+    return cand
+
+
 def r_precision(r: Ranked, t: int) -> tuple[FloatArray, FloatArray, FloatArray]:
-    return precision_at_moving_cut(r, t, lambda big_r: big_r)
+    return precision_at_moving_cut(r, t, None)
 
 
 # -- nDCG ---------------------------------------------------------------------------------------
@@ -220,6 +258,19 @@ def _multisets(u: int, max_grade: int) -> npt.NDArray[np.int64]:
     """Every multiset of u grades from 0..max_grade, each row sorted descending."""
     rows = list(combinations_with_replacement(range(max_grade, -1, -1), u))
     return np.array(rows, dtype=np.int64).reshape(len(rows), u)
+
+
+@cache
+def _multiset_gains(u: int, max_grade: int, gains: bytes) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+    """Each multiset of u grades (`_multisets`) as its gains, largest first [M, u], and its count
+    of each grade [M, G+1]: the same for every block of queries, so made once (`gains`: the
+    float64 gains' bytes, hashable)."""
+    ms = _multisets(u, max_grade)
+    g_desc = -np.sort(-np.frombuffer(gains, dtype=np.float64)[ms], axis=1)
+    ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(max_grade + 1)], axis=1)
+    g_desc.flags.writeable = False
+    ms_counts.flags.writeable = False
+    return g_desc, ms_counts
 
 
 def _ideal_rows(counts: npt.NDArray[np.int64], gains: FloatArray, k: int | None) -> npt.NDArray[np.int64]:
@@ -281,13 +332,11 @@ def ndcg(r: Ranked, m: Measure) -> Bounded:
         u = int(u)
         # discounts at the unlabeled positions, in rank order (= descending discount)
         unl_disc = -np.sort(-np.where(unl[rows], disc, -1.0), axis=1)[:, :u]
-        ms = _multisets(u, top)  # [M, u]
-        g_desc = -np.sort(-gains[ms], axis=1)  # each multiset's gains, largest first
+        g_desc, ms_counts = _multiset_gains(u, top, gains.tobytes())
         # [Q, M]: each query's best and worst placement of each multiset (a matrix product: five
         # times faster than the same einsum, which does not use BLAS; the same sums to ~1e-15)
         dcg_max = dcg[rows, None] + unl_disc @ g_desc.T
         dcg_min = dcg[rows, None] + unl_disc @ g_desc[:, ::-1].T
-        ms_counts = np.stack([(ms == g).sum(axis=1) for g in range(top + 1)], axis=1)  # [M, G+1]
         # the ideal DCG depends on the query only through its label counts and the documents below
         # k: one table row per distinct (reduced) count vector. Below k: all at the lowest gain
         # (fewest), all at the highest (most), and with a negative gain one at the smallest positive
@@ -426,18 +475,25 @@ def _ndcg_value(r: Ranked, m: Measure, _t: int) -> FloatArray:
 
 
 def _ap_value(r: Ranked, m: Measure, t: int) -> FloatArray:
+    """AP = sum of precision at each relevant rank / R. The terms are placed in a zero matrix at the
+    relevant cells only (their rank among the row's relevant documents, over the rank), not by a
+    cumsum over every cell; the row sums are then the same floats (`tests/test_kernels_fast.py`)."""
     w = _window(r, m.cutoff)
     big_r = _relevant_total(r, t).astype(np.float64)
-    rel = (w >= t).astype(np.float64)
-    pos = np.arange(1, w.shape[1] + 1, dtype=np.float64)
-    return _safe_div((rel * np.cumsum(rel, axis=1) / pos).sum(axis=1), big_r)
+    rows, cols = np.nonzero(w >= t)
+    starts = np.searchsorted(rows, np.arange(len(w)))  # each row's first relevant cell
+    nth = np.arange(1, len(rows) + 1, dtype=np.float64)
+    nth -= starts[rows]
+    terms = np.zeros(w.shape, dtype=np.float64)
+    terms[rows, cols] = nth / (cols + 1.0)
+    return _safe_div(terms.sum(axis=1), big_r)
 
 
 def _rprec_value(r: Ranked, _m: Measure, t: int) -> FloatArray:
     w = r.grades
     r_total = _relevant_total(r, t)
-    rel_cum = np.concatenate([np.zeros((len(w), 1), np.int64), np.cumsum(w >= t, axis=1)], axis=1)
-    rel_in = np.take_along_axis(rel_cum, np.minimum(r_total, w.shape[1])[:, None], axis=1)[:, 0]
+    inside = np.arange(w.shape[1])[None, :] < r_total[:, None]  # the top R (the whole row if shorter)
+    rel_in = np.count_nonzero((w >= t) & inside, axis=1)
     return _safe_div(rel_in.astype(np.float64), r_total.astype(np.float64))
 
 
