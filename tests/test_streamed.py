@@ -198,3 +198,21 @@ def test_top_lists_equal_the_whole_run(
         assert streamed.scores is not None and list(streamed.scores.items()) == list(scores.items())
     else:
         assert not run_path.read_bytes().isascii() or not _grouped(run_path)
+
+
+def test_a_streamed_runs_read_block_follows_its_tokeniser(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """numpy's tokeniser (a file under `columns.COMPILED_FROM`) reads the smaller block, pyarrow's
+    (at or past it, or `.gz`) the larger; the block changes no number (the property test above
+    draws block sizes)."""
+    from qrelkit.formats import columns, runs
+
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2.5 t\n" * 10)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(b"")
+    assert runs.stream_block(run) == runs.SMALL_STREAM_BLOCK < runs.STREAM_BLOCK
+    assert runs.stream_block(packed) == runs.STREAM_BLOCK
+    monkeypatch.setattr(columns, "COMPILED_FROM", run.stat().st_size)
+    assert runs.stream_block(run) == runs.STREAM_BLOCK
+    stream = stream_run_file(run)
+    assert stream is not None and stream.block_bytes == runs.STREAM_BLOCK
