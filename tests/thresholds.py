@@ -18,8 +18,8 @@ import contextlib
 from collections.abc import Iterator
 from unittest import mock
 
-from qrelkit.formats import _arrow, columns, exact_columns, runs, spool
-from qrelkit.scoring import arrays, join_check, kernels
+from qrelkit.formats import _arrow, columns, exact_columns, fast_columns, reading, runs, spool
+from qrelkit.scoring import arrays, join_check, kernels, ties
 from qrelkit.storage import imports
 from qrelkit.workflows import importing
 
@@ -29,6 +29,9 @@ THRESHOLDS: list[tuple[object, str, int]] = [
     (runs, "BLOCK_ROWS", 2),  # rows per query block of a streamed run: a block ends after nearly every query
     (columns, "CHUNK", 3),  # rows cut and hashed per step
     (columns, "INT32_OFFSETS_BELOW", 16),  # blocks of 16 bytes or more keep int64 offsets
+    (fast_columns, "DECIMALS_CHUNK", 3),  # plain decimal scores converted 3 at a time
+    (reading, "NUMPY_COUNT_FROM", 1),  # every block's newlines counted by numpy
+    (ties, "EXACT_TIE_SIZES", 1),  # ties of 2 or more sorted by powers of two, padded
     (_arrow, "LONG_INTEGER", 1),  # rank tokens longer than this go to the exact reader (either tokeniser)
     (exact_columns, "CHUNK_ROWS", 2),  # rows per block of the exact reader's columns
     (exact_columns, "FIRST_ROWS", 1),  # rows in its first block (then doubling up to CHUNK_ROWS)
