@@ -15,7 +15,6 @@ of a name that needs it, so `qrelkit.scoring.measures` stays cheap to import.
     kernels_sets    counts, set measures, bpref, infAP, interpolated precision
     kernels_graded  DCG@k, ERR@k, RBP with its residual
     kernels_trec    the rest of trec_eval's all_trec
-    background      a second thread for large inputs (small ones in one: no concurrent.futures)
     evaluation      `evaluate(qrels, run, metrics)` -> `Evaluation`
     streamed        `evaluate_stream`: a run given in blocks of whole queries, the same `Evaluation`
     aggregate       macro means, spread and intervals, per stratum and traffic-weighted

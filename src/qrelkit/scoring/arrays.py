@@ -23,7 +23,6 @@ import numpy.typing as npt
 from ..errors import ScoringError
 from ..formats.columns import Columns
 from ..formats.fast_columns import id_changes
-from .background import SERIAL_ROWS, beside
 from .join_check import JoinLabels, candidates, check_rest, fold, fold_index, narrow_order
 from .ties import byte_order_keys as _byte_order_keys
 from .ties import distinct
@@ -536,16 +535,11 @@ def rank_columns(
     n_q = len(index.qids)
     r_code, query_change, run_only = _run_query_codes(run.query, index.vocab_sorted, index.to_eval)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
-    # the join (labels of the run's rows) on a thread of its own while the rows are ranked here:
-    # numpy lets go of the GIL in both, so the two cores share the work
-    r_grade, position = beside(
-        lambda: _join(index.labels, r_code, run, run_hash, run_unique),
-        lambda: _grouped_positions(r_code, r_score, query_change, run.doc, n_q),
-        serial=len(r_code) <= SERIAL_ROWS,
-        name="join",
-    )
+    # the join (labels of the run's rows), then the ranking, in this thread: see `evaluation._compute_all`
+    r_grade = _join(index.labels, r_code, run, run_hash, run_unique)
     if r_grade is None:
         return None
+    position = _grouped_positions(r_code, r_score, query_change, run.doc, n_q)
 
     # rank: score descending, ties by doc id descending (bytes)
     grades, n_ret = _ranked_grades(r_code, r_score, r_grade, position, run.doc, n_q)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,6 @@ from ..models.plain import (
 from ..models.vocabulary import DEFAULT_STRATUM
 from .aggregate import geometric_mean, strata_rows, summarize, weighted_mean
 from .arrays import Ranked, rank, rank_columns
-from .background import SERIAL_ROWS, mapped
 from .kernels import Scores, compute
 from .measures import DEFAULT_METRICS, Measure
 from .names import parse_measure, parse_measures
@@ -276,23 +274,21 @@ def measure_list(metrics: MetricsLike) -> list[Measure]:
     return measures
 
 
-MEASURE_WORKERS = min(2, os.cpu_count() or 1)
-"""Measures computed at once (numpy lets go of the GIL in the kernels: two cores, two measures)."""
-
-
 def _compute_all(ranked: Ranked, measures: Sequence[Measure], threshold: int, bounds: bool) -> dict[str, Scores]:
-    """Every measure's per-query scores, `MEASURE_WORKERS` measures at a time."""
+    """Every measure's per-query scores, one after the other, in the caller's thread.
+
+    Threads pay only where the work lets go of the GIL for long stretches (the file's sha256,
+    pyarrow's reader). The join, the ranking and the kernels are many numpy calls of a few
+    thousand rows each: two threads running them hand the GIL back and forth and finish later
+    than one. Measured on 2026-12-04 (2 cores, shared bench data, whole `score` processes,
+    medians of 9 or 5 alternated): a block's join on a thread beside its ranking cost shared
+    medium 578 against 543 ms and shared msmarco 1,809 against 1,688 ms; the six measures two at
+    a time cost medium with bounds 657 against 624 ms and msmarco with bounds 2,166 against
+    2,071 ms. So neither has a thread now."""
     progress.report("computing measures", 0, len(measures))
-    each = mapped(
-        lambda m: compute(ranked, m, threshold, bounds=bounds),
-        measures,
-        workers=MEASURE_WORKERS,
-        serial=ranked.grades.size <= SERIAL_ROWS,
-        name="measure",
-    )
     scores = {}
-    for i, (m, found) in enumerate(zip(measures, each, strict=True)):
-        scores[m.name] = found
+    for i, m in enumerate(measures):
+        scores[m.name] = compute(ranked, m, threshold, bounds=bounds)
         progress.report("computing measures", i + 1, len(measures))
     return scores
 

@@ -30,7 +30,6 @@ from .arrays import (
     rounded_scores,
     top_columns_scored,
 )
-from .background import SERIAL_ROWS, beside
 from .evaluation import Evaluation, MetricsLike, evaluated_queries, evaluation, measure_list
 from .join_check import JoinLabels, fold_index, narrow_order
 from .measures import DEFAULT_METRICS
@@ -61,25 +60,35 @@ class _LabelsByQuery:
     """Each block's labels: those of the evaluated queries it holds, so a block is joined against
     them only (msmarco: ~2,000 of 182,000), whose keys and bitmap stay in the cache, instead of
     all of them. Exact: a row of the block has the code of one of its queries (or none
-    evaluated), and a label of another query matches no row of it. Found by a mask over the
-    labels' codes each block (0.3 ms), not an index by query kept the whole run (1 MiB more at
-    shared medium's peak)."""
+    evaluated), and a label of another query matches no row of it. The labels' sorted positions
+    are grouped by query once (`by_code`, 4 bytes a label: 1 MiB at shared medium), so a block
+    gathers its queries' ranges and sorts them back into key order."""
 
     def __init__(self, labels: JoinLabels, n_q: int) -> None:
         self.labels = labels
-        self.wanted = np.zeros(n_q + 1, dtype=bool)
+        grouped = np.argsort(labels.code, kind="stable")  # file rows by query: one pass when the qrels are grouped
+        position = np.empty(len(labels.row), dtype=labels.row.dtype)
+        position[labels.row] = np.arange(len(labels.row), dtype=labels.row.dtype)  # file row -> sorted key position
+        self.by_code = position[grouped]
+        """Sorted key positions, grouped by query code."""
+        self.starts = np.searchsorted(labels.code[grouped], np.arange(n_q + 1))
+        """Query code c's positions are `by_code[starts[c]:starts[c + 1]]`."""
 
     def of(self, present: IntArray) -> JoinLabels:
-        """The labels of these evaluated queries: their keys still sorted, and their codes, ids and
-        grades in that order (so each key's row is its own position)."""
+        """The labels of these evaluated queries (codes, ascending and distinct): their keys still
+        sorted, and their codes, ids and grades in that order (so each key's row is its own
+        position)."""
         labels = self.labels
-        self.wanted[present] = True
-        sel = np.flatnonzero(self.wanted[labels.code[labels.row]])  # ascending: the keys stay sorted
-        self.wanted[present] = False
+        lo, hi = self.starts[present], self.starts[present + 1]
+        sizes = hi - lo
+        total = int(sizes.sum())
+        ends = np.cumsum(sizes)
+        sel = self.by_code[np.repeat(lo - (ends - sizes), sizes) + np.arange(total)]
+        sel.sort()  # back into key order: the keys stay sorted
         at = labels.row[sel]
         code, doc = labels.code[at], labels.doc[at]
-        folds = fold_index(code, doc) if len(sel) else None
-        return JoinLabels(labels.key[sel], narrow_order(np.arange(len(sel))), code, doc, labels.grade[at], folds)
+        folds = fold_index(code, doc) if total else None
+        return JoinLabels(labels.key[sel], narrow_order(np.arange(total)), code, doc, labels.grade[at], folds)
 
 
 def _rank_block(
@@ -99,14 +108,10 @@ def _rank_block(
     local = np.repeat(np.searchsorted(present, r_code[heads]), np.diff(np.append(heads, len(r_code))))
     local = local.astype(np.int64, copy=False)  # outside rows: len(present)
     r_score = rounded_scores(np.asarray(run.value, dtype=np.float64), score_precision)
-    r_grade, position = beside(
-        lambda: _join(by_query.of(present), r_code, run, run_hash, True),
-        lambda: _grouped_positions(local, r_score, change, run.doc, len(present)),
-        serial=len(r_code) <= SERIAL_ROWS,
-        name="join",
-    )
+    r_grade = _join(by_query.of(present), r_code, run, run_hash, True)  # one thread: see `evaluation._compute_all`
     if r_grade is None:
         return None
+    position = _grouped_positions(local, r_score, change, run.doc, len(present))
     grades, n_ret = _ranked_grades(local, r_score, r_grade, position, run.doc, len(present))
     return present, grades, n_ret, run_only
 
